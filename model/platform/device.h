@@ -1,0 +1,79 @@
+// Storage devices: an SSD (or RAM) as a queueing device with internal parallelism.
+//
+// Shape (see scenarios/catalogue/devices.yaml for the figures and their sources): a read goes to one
+// parallel unit (flash die) chosen by its address, waits there FIFO, is read, then crosses the host
+// interface (PCIe/SATA), a FIFO stage with the interface's bandwidth. Writes cross the interface into
+// a write-back buffer and are acknowledged; the buffer drains to flash at the steady-state write rate,
+// and a write that finds it full waits for room. fsync costs a flush command; without power-loss
+// protection it also waits until the buffer has drained everything written before it.
+#pragma once
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "platform/server_bank.h"
+
+namespace poolsim {
+
+struct DeviceSpec {
+  std::string name;
+  std::string kind;          // nvme | sata | pcie-flash | ram | virtual-disk
+  std::string description;
+  std::string source;        // where the figures come from (datasheet, review, fio trace)
+  double capacity_bytes = 0;
+  double read_latency_s = 0;          // 4 KiB random read at QD1, end to end as fio measures it
+  double read_transfer_Bps = 0;       // per-unit transfer rate for the part of a read beyond 4 KiB
+  double read_iops = 0;               // 4 KiB random read ceiling; with read_latency it sets the parallelism
+  int parallel_units = 0;             // 0: derived as read_iops x unit service time
+  double read_bandwidth_Bps = 0;      // host interface ceiling, device to host
+  double write_bandwidth_Bps = 0;     // host interface ceiling, host to device
+  double write_latency_s = 0;         // acknowledge of a 4 KiB write into the write buffer, QD1
+  double write_iops = 0;              // steady-state 4 KiB random write rate: the buffer's drain rate
+  double write_cache_bytes = 0;       // write-back buffer
+  double flush_latency_s = 0;         // a flush (fsync) command on an empty buffer
+  bool power_loss_protection = false; // PLP: a flush need not wait for the buffer to drain
+  bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
+  bool exponential_service = false;   // service times exponential around their mean (queueing studies)
+
+  // Derived figures.
+  double unit_read_service_s(double bytes) const;  // time one unit is busy for a read of `bytes`
+  int units() const;
+  double drain_Bps() const { return write_iops * 4096.0; }
+};
+
+// One device instance: analytic FCFS queues, no SimGrid activity of its own. Callers get the
+// completion time of each request and wait for it with one timer.
+class NvmeDevice {
+public:
+  NvmeDevice(const DeviceSpec& spec, std::uint64_t seed);
+
+  // Each returns the completion time (simulated seconds) of a request arriving at `now_s`.
+  double read(double now_s, std::uint64_t offset_bytes, double bytes);
+  double write(double now_s, std::uint64_t offset_bytes, double bytes);
+  double flush(double now_s);
+
+  const DeviceSpec& spec() const { return spec_; }
+
+  struct Counters {
+    std::uint64_t reads = 0, writes = 0, flushes = 0;
+    double read_bytes = 0, write_bytes = 0;
+    double response_s = 0;  // sum of response times: mean queue depth = response_s / elapsed (Little)
+  };
+  const Counters& counters() const { return counters_; }
+  // Fraction of the parallel units' capacity in use since the last reset.
+  double unit_busy_s() const { return units_.busy_s(); }
+  void reset_counters();
+
+private:
+  double sample(double mean_s);
+
+  DeviceSpec spec_;
+  FcfsServerBank units_;
+  GapServer host_read_;        // interface, device to host
+  FcfsServerBank host_write_;  // interface, host to device (writes arrive in time order)
+  double drained_at_s_ = 0;    // time at which everything accepted so far has reached flash
+  Counters counters_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace poolsim

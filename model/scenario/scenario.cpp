@@ -1,0 +1,456 @@
+#include "scenario/scenario.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
+
+namespace poolsim {
+
+using namespace schema;
+
+namespace {
+
+SpecPtr device_spec() {
+  return map({
+      {"kind", required(one_of({"nvme", "sata", "pcie-flash", "ram", "virtual-disk"}, "Device class"))},
+      {"description", string("What the entry models")},
+      {"source", required(string("Where the figures come from: datasheet, review, fio trace (V: read in the source, U: commonly quoted)"))},
+      {"capacity", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Usable capacity", true))},
+      {"read_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "4 KiB random read latency at queue depth 1, as fio measures it", true))},
+      {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Per-unit transfer rate for the part of a read beyond 4 KiB (0: none)"), "0B/s")},
+      {"read_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "4 KiB random read ceiling", true))},
+      {"parallel_units", with_default(integer(0.0, 1e6, "Internal parallel units (0: read_iops x unit service time)"), "0")},
+      {"read_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, device to host", true))},
+      {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, host to device", true))},
+      {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "4 KiB write acknowledge latency at queue depth 1", true))},
+      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state 4 KiB random write rate (write buffer drain)", true))},
+      {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Write-back buffer"), "0B")},
+      {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
+      {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
+      {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
+      {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
+  }, "A storage device model");
+}
+
+SpecPtr build_scenario_schema() {
+  auto duration = [](const std::string& d, std::optional<double> min = 0.0) {
+    return quantity(Dimension::Seconds, min, std::nullopt, d);
+  };
+  return map({
+      {"name", string("Scenario name")},
+      {"description", string("What the scenario is for")},
+      {"catalogue", seq(string(), "Extra device catalogue files, relative to this file")},
+      {"devices", dict(device_spec(), "Extra device models, by name")},
+      {"compute", map({
+           {"count", with_default(integer(1.0, 4096.0, "Number of compute nodes"), "1")},
+           {"cores", with_default(integer(1.0, 4096.0, "Cores per compute node"), "2")},
+           {"core_speed", with_default(real(0.0, 100.0, "Core speed relative to the calibration host's core", true), "1.0")},
+           {"frequency", quantity(Dimension::Hertz, 0.0, std::nullopt, "Nominal clock (informative)", true)},
+           {"memory", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Memory per compute node", true), "24GiB")},
+       }, "Compute nodes (database servers, no local data disk in pool mode)")},
+      {"storage", map({
+           {"kind", with_default(one_of({"local", "pool"}, "local: a device in each compute node; pool: a striped volume on storage nodes over the fabric"), "local")},
+           {"device", with_default(string("Device model (catalogue name) of the local case"), "pcie4-nvme-tlc")},
+           {"nodes", seq(map({
+                {"name", required(string("Storage node name"))},
+                {"cores", with_default(integer(1.0, 4096.0, "Cores serving NVMe-oF"), "32")},
+                {"core_speed", with_default(real(0.0, 100.0, "Relative core speed", true), "1.0")},
+                {"device", with_default(string("Device model (catalogue name)"), "pcie4-nvme-tlc")},
+                {"devices", with_default(integer(1.0, 1024.0, "Number of devices"), "8")},
+                {"ports", with_default(integer(1.0, 64.0, "Fabric ports"), "1")},
+            }), "Storage nodes")},
+           {"volume", map({
+                {"nodes", seq(string(), "Storage nodes the volume spans (default: all)")},
+                {"devices_per_node", with_default(integer(0.0, 1024.0, "Devices used on each node (0: all)"), "0")},
+                {"stripe", with_default(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit"), "64KiB")},
+            }, "The volume each compute node uses in pool mode")},
+       }, "Where the data lives")},
+      {"fabric", map({
+           {"preset", with_default(one_of({"ib-fdr", "ib-edr", "ib-hdr100", "ib-hdr", "eth-10g", "eth-25g", "eth-100g"}, "Link preset (rate, latencies, transport)"), "ib-hdr100")},
+           {"transport", one_of({"rdma", "tcp"}, "NVMe-oF transport (default: rdma on InfiniBand, tcp on Ethernet)")},
+           {"rate", quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Port rate per direction (overrides the preset)", true)},
+           {"nic_latency", duration("Adapter latency per end (overrides the preset)")},
+           {"switch_latency", duration("Switch port-to-port latency (overrides the preset)")},
+           {"initiator_cpu", duration("NVMe-oF CPU per IO on the compute node (overrides the transport default)")},
+           {"target_cpu", duration("NVMe-oF CPU per IO on the storage node (overrides the transport default)")},
+       }, "The network between compute and storage nodes")},
+      {"workload", map({
+           {"kind", with_default(one_of({"fio"}, "Workload generator"), "fio")},
+           {"fio", map({
+                {"rw", with_default(one_of({"randread", "randwrite", "randrw"}, "IO pattern"), "randread")},
+                {"bs", with_default(quantity(Dimension::Bytes, 512.0, 64.0 * 1024 * 1024, "Block size"), "16KiB")},
+                {"iodepth", with_default(integer(1.0, 65536.0, "IOs in flight per job"), "1")},
+                {"numjobs", with_default(integer(1.0, 4096.0, "Jobs (per compute node)"), "1")},
+                {"rwmixread", with_default(quantity(Dimension::Ratio, 0.0, 1.0, "Read share for randrw"), "70%")},
+                {"fsync", with_default(integer(0.0, 1e9, "fsync after this many writes (0: never)"), "0")},
+                {"span", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Address range (0B: whole device or volume)"), "0B")},
+                {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Open loop: Poisson arrivals per compute node (0/s: closed loop)"), "0/s")},
+            }, "An fio-like job (libaio, direct IO)")},
+       }, "What the clients do")},
+      {"simulation", map({
+           {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
+           {"warmup", with_default(duration("Simulated time discarded before measuring"), "0.2s")},
+           {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
+           {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
+           {"target_ci", with_default(quantity(Dimension::Ratio, 0.0, 1.0, "Stop when the throughput's CI half-width is within this fraction of the mean", true), "2%")},
+           {"confidence", with_default(quantity(Dimension::Ratio, 0.5, 0.999, "Confidence level"), "95%")},
+           {"max_duration", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on measured simulated time", true), "30s")},
+       }, "Simulation control")},
+      {"sweep", dict(seq(string()), "Lists of values by dotted key; the cartesian product runs, one point each")},
+  }, "A poolsim scenario");
+}
+
+struct FabricPreset {
+  const char* name;
+  const char* transport;
+  double rate_bps;
+  double nic_latency_s;
+  double switch_latency_s;
+  const char* source;
+};
+
+// Figures from ../shared/anchors/devices.md; V = read in the source, U = commonly quoted.
+// NIC latency is per adapter: 2 x 0.35 us + 0.13 us switch = 0.83 us, the measured RC one-way
+// latency at 32 B on ConnectX-6 (V).
+const FabricPreset kFabricPresets[] = {
+    {"ib-fdr", "rdma", 54.54e9, 0.45e-6, 0.20e-6, "FDR 4 x 14.0625 Gb/s 64b/66b = 54.5 Gb/s (V: SB7890 manual); ConnectX-3 sub-microsecond (V); switch ~200 ns (U)"},
+    {"ib-edr", "rdma", 100e9, 0.35e-6, 0.09e-6, "EDR 4 x 25.78125 Gb/s 64b/66b (V); Switch-IB 2 ~90 ns (U)"},
+    {"ib-hdr100", "rdma", 100e9, 0.35e-6, 0.13e-6, "HDR100 2 x 53.125 Gb/s PAM4, 100 Gb/s effective (V: ConnectX-6 manual); RC one-way 0.83 us at 32 B (V); Quantum ~130 ns (U)"},
+    {"ib-hdr", "rdma", 200e9, 0.35e-6, 0.13e-6, "HDR 200 Gb/s (V: ConnectX-6 manual); Quantum ~130 ns (U)"},
+    {"eth-10g", "tcp", 10e9, 2.5e-6, 0.3e-6, "10GbE; adapter ~2.5 us (U); cut-through switch 190-500 ns (V)"},
+    {"eth-25g", "tcp", 25e9, 2.0e-6, 0.3e-6, "25GbE; adapter ~2 us (U); cut-through switch (V)"},
+    {"eth-100g", "tcp", 100e9, 1.5e-6, 0.3e-6, "100GbE; adapter ~1.5 us (U); cut-through switch (V)"},
+};
+
+struct TransportCost {
+  double initiator_cpu_s;
+  double target_cpu_s;
+};
+// RDMA: kernel nvmet-rdma serves ~1/5 of SPDK's 1.35M IOPS per core -> 3.7 us per IO at the target
+// (V: SPDK 24.05 report); the kernel initiator costs ~4.9 us more than SPDK's (V), taken as 4 us so
+// that the added latency stays in the +6-12 us budget. TCP: +20-40 us added per IO (V: ReFlex +21 us
+// user space; kernel higher), of which ~5 us per side is stack CPU (U).
+TransportCost transport_cost(const std::string& transport) {
+  if (transport == "tcp") return {5e-6, 5e-6};
+  return {4e-6, 3.7e-6};
+}
+
+std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key) {
+  std::ifstream in(path);
+  if (!in) throw InputError(referenced_from, key, "cannot read file '" + path + "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
+  }
+}
+
+// Sets node[path] = value, creating maps along the way.
+void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
+  std::vector<std::string> parts;
+  std::stringstream in(path);
+  std::string part;
+  while (std::getline(in, part, '.')) parts.push_back(part);
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (!next || !next.IsMap()) {
+      chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
+      next = chain.back()[parts[i]];
+    }
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+}
+
+double q(const YAML::Node& node, Dimension dimension) { return to_quantity(node, dimension); }
+
+void check_catalogue_entry(const std::map<std::string, DeviceSpec>& devices, const std::string& name,
+                           const Origin& origin, const std::string& path, const YAML::Node& node) {
+  if (devices.count(name)) return;
+  std::vector<std::string> names;
+  for (const auto& [n, d] : devices) names.push_back(n);
+  std::string suggestion = did_you_mean(name, names);
+  throw InputError(origin.locate(path, node), path,
+                   "unknown device '" + name + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                       "; the catalogue has: " + [&] {
+                         std::string all;
+                         for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+                         return all;
+                       }());
+}
+
+Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& base_dir) {
+  validate(raw, scenario_schema(), origin);
+  YAML::Node doc = with_defaults(raw, scenario_schema());
+  Scenario s;
+  s.file = origin.file;
+  s.name = doc["name"] ? doc["name"].Scalar() : std::filesystem::path(origin.file).stem().string();
+  s.document = doc;
+
+  // Devices: built-in catalogue, extra files, inline entries.
+  std::vector<std::string> extra;
+  if (doc["catalogue"])
+    for (const auto& f : doc["catalogue"]) {
+      std::filesystem::path p(f.Scalar());
+      extra.push_back(p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string());
+    }
+  s.devices = load_device_catalogue(extra);
+  if (doc["devices"])
+    for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it)
+      s.devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second);
+
+  const auto& c = doc["compute"];
+  s.compute.count = c["count"].as<int>();
+  s.compute.cores = c["cores"].as<int>();
+  s.compute.core_speed = c["core_speed"].as<double>();
+  if (c["frequency"]) s.compute.frequency_hz = q(c["frequency"], Dimension::Hertz);
+  s.compute.memory_bytes = q(c["memory"], Dimension::Bytes);
+
+  const auto& st = doc["storage"];
+  s.storage.kind = st["kind"].Scalar();
+  s.storage.device = st["device"].Scalar();
+  if (s.storage.kind == "local")
+    check_catalogue_entry(s.devices, s.storage.device, origin, "storage.device", raw["storage"] ? raw["storage"]["device"] : YAML::Node());
+  std::map<std::string, int> node_index;
+  for (size_t i = 0; i < st["nodes"].size(); ++i) {
+    const auto& n = st["nodes"][i];
+    StorageNodeConfig node{n["name"].Scalar(), n["cores"].as<int>(), n["core_speed"].as<double>(), n["device"].Scalar(),
+                           n["devices"].as<int>(), n["ports"].as<int>()};
+    std::string path = "storage.nodes[" + std::to_string(i) + "]";
+    YAML::Node raw_node = raw["storage"]["nodes"][i];
+    if (node_index.count(node.name))
+      throw InputError(origin.locate(path + ".name", raw_node["name"]), path + ".name", "duplicate storage node name '" + node.name + "'");
+    if (s.storage.kind == "pool")
+      check_catalogue_entry(s.devices, node.device, origin, path + ".device", raw_node["device"] ? raw_node["device"] : raw_node);
+    node_index[node.name] = static_cast<int>(i);
+    s.storage.nodes.push_back(node);
+  }
+  const auto& vol = st["volume"];
+  s.storage.volume_devices_per_node = vol["devices_per_node"].as<int>();
+  s.storage.stripe_bytes = q(vol["stripe"], Dimension::Bytes);
+  if (vol["nodes"] && vol["nodes"].size() > 0) {
+    for (size_t i = 0; i < vol["nodes"].size(); ++i) {
+      std::string name = vol["nodes"][i].Scalar();
+      std::string path = "storage.volume.nodes[" + std::to_string(i) + "]";
+      if (!node_index.count(name)) {
+        std::vector<std::string> names;
+        for (const auto& n : s.storage.nodes) names.push_back(n.name);
+        std::string suggestion = did_you_mean(name, names);
+        throw InputError(origin.locate(path, raw["storage"]["volume"]["nodes"][i]), path,
+                         "the volume spans storage node '" + name + "', which does not exist" +
+                             (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
+      }
+      s.storage.volume_nodes.push_back(name);
+    }
+  } else {
+    for (const auto& n : s.storage.nodes) s.storage.volume_nodes.push_back(n.name);
+  }
+  if (s.storage.kind == "pool") {
+    if (s.storage.nodes.empty())
+      throw InputError(origin.locate("storage", raw["storage"]), "storage.nodes", "storage kind 'pool' needs at least one storage node");
+    for (const auto& name : s.storage.volume_nodes) {
+      const auto& node = s.storage.nodes[node_index[name]];
+      if (s.storage.volume_devices_per_node > node.devices)
+        throw InputError(origin.locate("storage.volume.devices_per_node", raw["storage"]["volume"]["devices_per_node"]),
+                         "storage.volume.devices_per_node",
+                         "the volume uses " + std::to_string(s.storage.volume_devices_per_node) + " devices per node but node '" +
+                             name + "' has " + std::to_string(node.devices));
+    }
+  }
+
+  const auto& f = doc["fabric"];
+  s.fabric.preset = f["preset"].Scalar();
+  for (const auto& preset : kFabricPresets)
+    if (s.fabric.preset == preset.name) {
+      s.fabric.transport = preset.transport;
+      s.fabric.rate_Bps = preset.rate_bps / 8;
+      s.fabric.nic_latency_s = preset.nic_latency_s;
+      s.fabric.switch_latency_s = preset.switch_latency_s;
+      s.fabric.source = preset.source;
+    }
+  if (f["transport"]) s.fabric.transport = f["transport"].Scalar();
+  auto cost = transport_cost(s.fabric.transport);
+  s.fabric.initiator_cpu_s = cost.initiator_cpu_s;
+  s.fabric.target_cpu_s = cost.target_cpu_s;
+  s.fabric.capsule_bytes = 64;  // NVMe submission queue entry (64 B); completions are 16 B
+  if (f["rate"]) s.fabric.rate_Bps = q(f["rate"], Dimension::BytesPerSecond);
+  if (f["nic_latency"]) s.fabric.nic_latency_s = q(f["nic_latency"], Dimension::Seconds);
+  if (f["switch_latency"]) s.fabric.switch_latency_s = q(f["switch_latency"], Dimension::Seconds);
+  if (f["initiator_cpu"]) s.fabric.initiator_cpu_s = q(f["initiator_cpu"], Dimension::Seconds);
+  if (f["target_cpu"]) s.fabric.target_cpu_s = q(f["target_cpu"], Dimension::Seconds);
+
+  const auto& w = doc["workload"];
+  s.workload.kind = w["kind"].Scalar();
+  const auto& fio = w["fio"];
+  s.workload.fio.rw = fio["rw"].Scalar();
+  s.workload.fio.block_bytes = q(fio["bs"], Dimension::Bytes);
+  s.workload.fio.iodepth = fio["iodepth"].as<int>();
+  s.workload.fio.numjobs = fio["numjobs"].as<int>();
+  s.workload.fio.read_fraction = q(fio["rwmixread"], Dimension::Ratio);
+  s.workload.fio.fsync_every = fio["fsync"].as<int>();
+  s.workload.fio.span_bytes = q(fio["span"], Dimension::Bytes);
+  s.workload.fio.rate_iops = q(fio["rate"], Dimension::PerSecond);
+
+  const auto& sim = doc["simulation"];
+  s.simulation.seed = sim["seed"].as<std::uint64_t>();
+  s.simulation.warmup_s = q(sim["warmup"], Dimension::Seconds);
+  s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
+  s.simulation.min_batches = sim["min_batches"].as<int>();
+  s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);
+  s.simulation.confidence = q(sim["confidence"], Dimension::Ratio);
+  s.simulation.max_duration_s = q(sim["max_duration"], Dimension::Seconds);
+  return s;
+}
+
+}  // namespace
+
+const schema::Spec& scenario_schema() {
+  static const SpecPtr spec = build_scenario_schema();
+  return *spec;
+}
+
+const schema::Spec& device_catalogue_schema() {
+  static const SpecPtr spec = dict(device_spec(), "A device catalogue: models by name");
+  return *spec;
+}
+
+DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
+  YAML::Node n = with_defaults(raw, *device_spec());
+  DeviceSpec d;
+  d.name = name;
+  d.kind = n["kind"].Scalar();
+  d.description = n["description"] ? n["description"].Scalar() : "";
+  d.source = n["source"].Scalar();
+  d.capacity_bytes = q(n["capacity"], Dimension::Bytes);
+  d.read_latency_s = q(n["read_latency"], Dimension::Seconds);
+  d.read_transfer_Bps = q(n["read_transfer_rate"], Dimension::BytesPerSecond);
+  d.read_iops = q(n["read_iops"], Dimension::PerSecond);
+  d.parallel_units = n["parallel_units"].as<int>();
+  d.read_bandwidth_Bps = q(n["read_bandwidth"], Dimension::BytesPerSecond);
+  d.write_bandwidth_Bps = q(n["write_bandwidth"], Dimension::BytesPerSecond);
+  d.write_latency_s = q(n["write_latency"], Dimension::Seconds);
+  d.write_iops = q(n["write_iops"], Dimension::PerSecond);
+  d.write_cache_bytes = q(n["write_cache"], Dimension::Bytes);
+  d.flush_latency_s = q(n["flush_latency"], Dimension::Seconds);
+  d.power_loss_protection = n["power_loss_protection"].as<bool>();
+  d.atomic_writes = n["atomic_writes"].as<bool>();
+  d.exponential_service = n["service"].Scalar() == "exponential";
+  return d;
+}
+
+std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files) {
+  std::map<std::string, DeviceSpec> devices;
+  auto add = [&](const std::string& text, const std::string& origin_name) {
+    YAML::Node doc = parse_yaml(text, origin_name);
+    validate(doc, device_catalogue_schema(), Origin{origin_name, {}});
+    for (auto it = doc.begin(); it != doc.end(); ++it) devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second);
+  };
+  add(kBuiltinCatalogueYaml, "scenarios/catalogue/devices.yaml");
+  for (const auto& file : extra_files) add(read_file(file, {file, 0, 0}, "catalogue"), file);
+  return devices;
+}
+
+Override parse_override(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError({"--set " + text, 0, 0}, "", "expected --set path.to.key=value");
+  Override o{text.substr(0, eq), text.substr(eq + 1)};
+  std::string suggestion;
+  if (!find(scenario_schema(), o.path, &suggestion))
+    throw InputError({"--set " + text, 0, 0}, o.path,
+                     "unknown key" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
+  return o;
+}
+
+std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, const std::string& origin_name,
+                                               const std::vector<Override>& overrides, const std::string& base_dir) {
+  YAML::Node root = parse_yaml(yaml_text, origin_name);
+  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  if (!root.IsMap()) throw InputError({origin_name, 1, 1}, "", "a scenario must be a YAML mapping");
+  Origin origin{origin_name, {}};
+  nlohmann::json fixed_params = nlohmann::json::object();
+  for (const auto& o : overrides) {
+    YAML::Node value;
+    try {
+      value = YAML::Load(o.value);
+    } catch (const YAML::Exception& e) {
+      throw InputError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, "cannot parse value: " + e.msg);
+    }
+    if (o.path.rfind("sweep.", 0) != 0) {
+      set_path(root, o.path, value);
+      origin.overridden[o.path] = "--set " + o.path + "=" + o.value;
+      fixed_params[o.path] = scalar_to_json(value);
+    } else {
+      root["sweep"][o.path.substr(6)] = value;
+      origin.overridden["sweep." + o.path.substr(6)] = "--set " + o.path + "=" + o.value;
+    }
+  }
+  // The sweep: validate its keys against the schema, then expand the cartesian product.
+  std::vector<std::pair<std::string, std::vector<YAML::Node>>> axes;
+  if (root["sweep"]) {
+    validate(root["sweep"], *scenario_schema().field("sweep"), origin, "sweep");
+    for (auto it = root["sweep"].begin(); it != root["sweep"].end(); ++it) {
+      std::string key = it->first.Scalar();
+      std::string suggestion;
+      const Spec* target = find(scenario_schema(), key, &suggestion);
+      if (!target || key.rfind("sweep", 0) == 0)
+        throw InputError(origin.locate("sweep." + key, it->first), "sweep." + key,
+                         "sweeps a key the scenario does not have" +
+                             (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
+      if (it->second.size() == 0)
+        throw InputError(origin.locate("sweep." + key, it->second), "sweep." + key, "a sweep needs at least one value");
+      std::vector<YAML::Node> values;
+      for (const auto& v : it->second) values.push_back(v);
+      axes.emplace_back(key, values);
+    }
+  }
+  YAML::Node base = YAML::Clone(root);
+  base.remove("sweep");
+  // Keep marks: Clone preserves them, so errors in swept values still point into the file.
+  std::vector<Scenario> points;
+  std::vector<size_t> index(axes.size(), 0);
+  while (true) {
+    YAML::Node point = YAML::Clone(base);
+    Origin point_origin = origin;
+    nlohmann::json params = fixed_params;
+    for (size_t a = 0; a < axes.size(); ++a) {
+      const auto& [key, values] = axes[a];
+      set_path(point, key, values[index[a]]);
+      params[key] = scalar_to_json(values[index[a]]);
+      auto swept = origin.overridden.find("sweep." + key);
+      if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
+      else point_origin.overridden.erase(key);
+    }
+    Scenario s = build(point, point_origin, base_dir);
+    s.params = params;
+    points.push_back(std::move(s));
+    // Next combination: the last axis varies fastest.
+    bool advanced = false;
+    for (size_t axis = axes.size(); axis-- > 0;) {
+      if (++index[axis] < axes[axis].second.size()) {
+        advanced = true;
+        break;
+      }
+      index[axis] = 0;
+    }
+    if (!advanced) break;
+  }
+  return points;
+}
+
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides) {
+  std::string text = read_file(file, {file, 0, 0}, "");
+  auto base_dir = std::filesystem::path(file).parent_path().string();
+  return load_scenarios_from_text(text, file, overrides, base_dir.empty() ? "." : base_dir);
+}
+
+}  // namespace poolsim

@@ -1,0 +1,118 @@
+// A scenario: the cluster (compute nodes, storage, fabric), the workload and the simulation control,
+// loaded from YAML with --set overrides and expanded over its `sweep:` section.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "platform/device.h"
+#include "scenario/schema.h"
+
+namespace poolsim {
+
+struct ComputeConfig {
+  int count = 1;
+  int cores = 2;
+  double core_speed = 1.0;  // relative to the core the CPU costs were calibrated on
+  double frequency_hz = 0;  // informative
+  double memory_bytes = 0;
+};
+
+struct StorageNodeConfig {
+  std::string name;
+  int cores = 1;
+  double core_speed = 1.0;
+  std::string device;
+  int devices = 1;
+  int ports = 1;
+};
+
+struct StorageConfig {
+  std::string kind = "local";  // local: one device per compute node; pool: a striped volume on storage nodes
+  std::string device;          // local device model
+  std::vector<StorageNodeConfig> nodes;
+  std::vector<std::string> volume_nodes;  // storage nodes that each compute node's volume spans
+  int volume_devices_per_node = 0;        // 0: all devices of each node
+  double stripe_bytes = 64 * 1024;
+};
+
+struct FabricConfig {
+  std::string preset;
+  std::string transport;           // rdma | tcp
+  double rate_Bps = 0;             // per port, each direction
+  double nic_latency_s = 0;        // adapter latency per end
+  double switch_latency_s = 0;
+  double initiator_cpu_s = 0;      // NVMe-oF per-IO CPU on the compute node
+  double target_cpu_s = 0;         // NVMe-oF per-IO CPU on the storage node
+  double capsule_bytes = 0;        // command / completion capsule size
+  std::string source;              // where the preset figures come from
+};
+
+struct FioConfig {
+  std::string rw = "randread";  // randread | randwrite | randrw
+  double block_bytes = 16384;
+  int iodepth = 1;
+  int numjobs = 1;
+  double read_fraction = 1.0;   // randrw only
+  int fsync_every = 0;          // fsync after this many writes (0: never)
+  double span_bytes = 0;        // address range; 0: the whole device or volume
+  double rate_iops = 0;         // > 0: open loop with Poisson arrivals at this rate (iodepth ignored)
+};
+
+struct WorkloadConfig {
+  std::string kind = "fio";
+  FioConfig fio;
+};
+
+struct SimulationConfig {
+  std::uint64_t seed = 1;
+  double warmup_s = 0.2;
+  double batch_s = 0.1;
+  int min_batches = 10;
+  double target_rel_ci = 0.02;
+  double confidence = 0.95;
+  double max_duration_s = 30;
+};
+
+struct Scenario {
+  std::string name;
+  std::string file;
+  ComputeConfig compute;
+  StorageConfig storage;
+  FabricConfig fabric;
+  WorkloadConfig workload;
+  SimulationConfig simulation;
+  std::map<std::string, DeviceSpec> devices;  // the catalogue in force
+  nlohmann::json params = nlohmann::json::object();  // swept and overridden keys of this point
+  YAML::Node document;  // the validated document with defaults, for later sections
+
+  const DeviceSpec& device(const std::string& name) const { return devices.at(name); }
+};
+
+struct Override {
+  std::string path;
+  std::string value;  // YAML text
+};
+
+// Parses "path.to.key=value"; throws InputError naming --set.
+Override parse_override(const std::string& text);
+
+// Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point.
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides = {});
+// The same from YAML text (bindings, tests); `origin_name` appears in error messages.
+std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, const std::string& origin_name,
+                                               const std::vector<Override>& overrides = {},
+                                               const std::string& base_dir = ".");
+
+const schema::Spec& scenario_schema();
+const schema::Spec& device_catalogue_schema();
+
+// The built-in device catalogue (scenarios/catalogue/devices.yaml, compiled in) plus extra files.
+std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files = {});
+DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& node);
+
+}  // namespace poolsim

@@ -1,0 +1,24 @@
+// What a workload reports as it runs: completed operations and their latencies. Counting starts
+// when the warm-up ends.
+#pragma once
+#include <cstdint>
+
+#include "sim/statistics.h"
+
+namespace poolsim {
+
+struct Measurement {
+  bool measuring = false;
+  std::uint64_t operations = 0;
+  double bytes = 0;
+  LatencyHistogram latency;
+
+  void complete(double latency_s, double payload_bytes = 0) {
+    if (!measuring) return;
+    ++operations;
+    bytes += payload_bytes;
+    latency.record(latency_s);
+  }
+};
+
+}  // namespace poolsim

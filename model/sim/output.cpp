@@ -1,0 +1,135 @@
+#include "sim/output.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace poolsim {
+
+namespace {
+
+struct Column {
+  std::string header;
+  std::string pointer;  // JSON pointer into a point
+  int precision;
+};
+
+std::vector<Column> columns_for(const nlohmann::ordered_json& point) {
+  std::vector<Column> columns;
+  for (auto& [key, value] : point["params"].items()) columns.push_back({key, "/params/" + key, -1});
+  if (point.contains("iops")) {
+    columns.push_back({"iops", "/iops", 0});
+    columns.push_back({"+-ci95", "/iops_ci95", 0});
+    columns.push_back({"MB/s", "/throughput_MBps", 1});
+    columns.push_back({"lat_mean_us", "/latency_us/mean", 1});
+    columns.push_back({"p95_us", "/latency_us/p95", 1});
+    columns.push_back({"p99_us", "/latency_us/p99", 1});
+  }
+  return columns;
+}
+
+std::string cell(const nlohmann::ordered_json& point, const Column& c) {
+  auto ptr = nlohmann::ordered_json::json_pointer(c.pointer);
+  if (!point.contains(ptr)) return "";
+  const auto& v = point.at(ptr);
+  if (v.is_number() && c.precision >= 0) {
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(c.precision) << v.get<double>();
+    return out.str();
+  }
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+// Summary columns added after the per-workload ones: busiest device, link and CPU.
+void add_resource_columns(const nlohmann::ordered_json& point, std::vector<std::string>& headers,
+                          std::vector<std::string>& cells) {
+  auto busiest = [&](const char* key) {
+    double best = 0;
+    if (point.contains(key))
+      for (const auto& r : point[key]) best = std::max(best, r.value("utilisation", 0.0));
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << 100 * best;
+    return out.str();
+  };
+  headers.insert(headers.end(), {"dev_util%", "link_util%", "cpu_util%"});
+  cells.insert(cells.end(), {busiest("devices"), busiest("links"), busiest("cpus")});
+}
+
+}  // namespace
+
+std::string render(const std::vector<nlohmann::ordered_json>& points, OutputFormat format) {
+  if (format == OutputFormat::Json) {
+    nlohmann::ordered_json doc;
+    doc["points"] = points;
+    return doc.dump(2) + "\n";
+  }
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> headers;
+  for (const auto& p : points) {
+    auto columns = columns_for(p);
+    std::vector<std::string> h, r;
+    for (const auto& c : columns) {
+      h.push_back(c.header);
+      r.push_back(cell(p, c));
+    }
+    if (p.contains("error")) {
+      h.push_back("error");
+      r.push_back(p["error"].get<std::string>());
+    } else {
+      add_resource_columns(p, h, r);
+    }
+    if (headers.size() < h.size()) headers = h;
+    rows.push_back(r);
+  }
+  std::ostringstream out;
+  if (format == OutputFormat::Csv) {
+    auto quote = [](const std::string& s) {
+      if (s.find_first_of(",\"\n") == std::string::npos) return s;
+      std::string q = "\"";
+      for (char ch : s) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+      return q + "\"";
+    };
+    for (size_t i = 0; i < headers.size(); ++i) out << (i ? "," : "") << quote(headers[i]);
+    out << "\n";
+    for (const auto& r : rows) {
+      for (size_t i = 0; i < r.size(); ++i) out << (i ? "," : "") << quote(r[i]);
+      out << "\n";
+    }
+    return out.str();
+  }
+  std::vector<size_t> width(headers.size(), 0);
+  for (size_t i = 0; i < headers.size(); ++i) width[i] = headers[i].size();
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    for (size_t i = 0; i < r.size(); ++i) out << (i ? "  " : "") << std::setw(static_cast<int>(width[std::min(i, width.size() - 1)])) << r[i];
+    out << "\n";
+  };
+  line(headers);
+  for (const auto& r : rows) line(r);
+  return out.str();
+}
+
+void write_output(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::string tmp = path + ".tmp-poolsim";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw std::runtime_error("cannot write '" + path + "'");
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write '" + path + "'");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error("cannot write '" + path + "'");
+  }
+}
+
+}  // namespace poolsim

@@ -1,0 +1,16 @@
+// Result documents: {"points": [...]} as JSON, or flattened into a table or CSV.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace poolsim {
+
+enum class OutputFormat { Table, Json, Csv };
+
+std::string render(const std::vector<nlohmann::ordered_json>& points, OutputFormat format);
+
+// Writes `text` to `path` atomically (a temporary file renamed into place), or to stdout if empty.
+void write_output(const std::string& path, const std::string& text);
+
+}  // namespace poolsim

@@ -1,0 +1,169 @@
+#include "sim/simulation.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <simgrid/s4u.hpp>
+#include <sstream>
+
+#include "platform/platform.h"
+#include "sim/measurement.h"
+#include "workload/fio.h"
+
+namespace poolsim {
+
+namespace sg = simgrid::s4u;
+
+namespace {
+
+struct RunState {
+  double measure_start_s = 0;
+  double measure_end_s = 0;
+  BatchMeans throughput;  // operations per second, one value per batch
+  std::string stop_reason;
+};
+
+// Ends warm-up, then measures batch by batch until the throughput's confidence interval is narrow
+// enough (after min_batches) or the duration cap is reached. It is the only non-daemon actor, so the
+// simulation ends when it returns.
+void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
+  sg::this_actor::sleep_for(sim.warmup_s);
+  measurement.measuring = true;
+  state.measure_start_s = sg::Engine::get_clock();
+  platform.reset_counters(state.measure_start_s);
+  std::uint64_t last_ops = 0;
+  const int max_batches = std::max(sim.min_batches, static_cast<int>(std::ceil(sim.max_duration_s / sim.batch_s - 1e-9)));
+  while (true) {
+    sg::this_actor::sleep_for(sim.batch_s);
+    state.throughput.add((measurement.operations - last_ops) / sim.batch_s);
+    last_ops = measurement.operations;
+    int batches = static_cast<int>(state.throughput.size());
+    if (batches >= sim.min_batches) {
+      auto e = state.throughput.estimate(sim.confidence);
+      if (e.mean > 0 && e.half_width <= sim.target_rel_ci * e.mean) {
+        state.stop_reason = "confidence-reached";
+        break;
+      }
+    }
+    if (batches >= max_batches) {
+      state.stop_reason = "max-duration";
+      break;
+    }
+  }
+  state.measure_end_s = sg::Engine::get_clock();
+}
+
+nlohmann::ordered_json latency_json(const LatencyHistogram& h, double scale, const char* /*unit*/) {
+  return {{"mean", h.mean_s() * scale},    {"p50", h.quantile_s(0.50) * scale}, {"p95", h.quantile_s(0.95) * scale},
+          {"p99", h.quantile_s(0.99) * scale}, {"max", h.max_s() * scale}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_point(const Scenario& scenario) {
+  // CM02 is the plain latency + size / bandwidth model with max-min sharing: no TCP corrections
+  // (LV08's default multiplies latency by ~13), which suits RDMA; TCP's costs are modelled
+  // explicitly (per-IO stack CPU and adapter latency, see the fabric presets).
+  std::vector<std::string> args = {"poolsim", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                   "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  sg::Engine engine(&argc, argv.data());
+
+  Platform platform(scenario, engine);
+  Measurement measurement;
+  RunState state;
+  start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
+  auto& first = platform.compute().front();
+  sg::Actor::create("controller", first.host, [&] { controller(platform, measurement, state, scenario.simulation); });
+  engine.run();
+
+  double elapsed = state.measure_end_s - state.measure_start_s;
+  auto iops = state.throughput.estimate(scenario.simulation.confidence);
+  nlohmann::ordered_json out;
+  out["params"] = scenario.params;
+  out["scenario"] = scenario.name;
+  out["workload"] = scenario.workload.kind;
+  out["storage"] = scenario.storage.kind;
+  out["iops"] = iops.mean;
+  out["iops_ci95"] = iops.half_width;
+  out["throughput_MBps"] = measurement.bytes / elapsed / 1e6;
+  out["latency_us"] = latency_json(measurement.latency, 1e6, "us");
+  out["operations"] = measurement.operations;
+  out["simulated_s"] = elapsed;
+  out["warmup_s"] = scenario.simulation.warmup_s;
+  out["stop"] = state.stop_reason;
+  auto resources = platform.report(state.measure_end_s);
+  for (auto& [key, value] : resources.items()) out[key] = value;
+  return out;
+}
+
+std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
+                                               const std::function<void(size_t, size_t)>& progress) {
+  jobs = std::max(1, jobs);
+  char dir_template[] = "/tmp/poolsim-XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
+  std::vector<nlohmann::ordered_json> results(points.size());
+  std::map<pid_t, size_t> running;
+  size_t next = 0, done = 0;
+  auto result_file = [&](size_t i) { return std::string(dir) + "/point-" + std::to_string(i) + ".json"; };
+  std::fflush(nullptr);
+  while (done < points.size()) {
+    while (next < points.size() && static_cast<int>(running.size()) < jobs) {
+      pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error("fork failed");
+      if (pid == 0) {
+        int code = 0;
+        nlohmann::ordered_json r;
+        try {
+          r = run_point(points[next]);
+        } catch (const std::exception& e) {
+          r = {{"params", points[next].params}, {"error", e.what()}};
+          code = 3;
+        }
+        std::string tmp = result_file(next) + ".tmp";
+        {
+          std::ofstream out(tmp);
+          out << r.dump();
+        }
+        std::rename(tmp.c_str(), result_file(next).c_str());
+        std::fflush(nullptr);
+        _exit(code);
+      }
+      running[pid] = next++;
+    }
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, 0);
+    if (pid < 0) break;
+    auto it = running.find(pid);
+    if (it == running.end()) continue;
+    size_t i = it->second;
+    running.erase(it);
+    std::ifstream in(result_file(i));
+    if (in) {
+      std::stringstream text;
+      text << in.rdbuf();
+      results[i] = nlohmann::ordered_json::parse(text.str(), nullptr, false);
+    }
+    if (!in || results[i].is_discarded()) {
+      std::string why = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                            : "exited with code " + std::to_string(WEXITSTATUS(status));
+      results[i] = {{"params", points[i].params}, {"error", "the simulation process " + why}};
+    }
+    std::remove(result_file(i).c_str());
+    ++done;
+    if (progress) progress(done, points.size());
+  }
+  std::filesystem::remove_all(dir);
+  return results;
+}
+
+}  // namespace poolsim

@@ -1,0 +1,20 @@
+// Running scenarios. SimGrid allows one Engine per OS process, so run_point() may be called once per
+// process; run_points() runs each point in a child process, `jobs` at a time.
+#pragma once
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "scenario/scenario.h"
+
+namespace poolsim {
+
+// Simulates one point in this process and returns its result object (params + figures).
+nlohmann::ordered_json run_point(const Scenario& scenario);
+
+// Simulates each point in a forked child process, at most `jobs` at once, in order of the input.
+// A point that fails has {"params":..., "error": "..."} instead of figures.
+std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
+                                               const std::function<void(size_t done, size_t total)>& progress = {});
+
+}  // namespace poolsim

@@ -1,0 +1,103 @@
+#include "sim/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace poolsim {
+
+namespace {
+constexpr double kUnitS = 1e-9;  // the histogram's resolution
+}
+
+size_t LatencyHistogram::bucket_of(double seconds) {
+  double units = std::max(seconds / kUnitS, 1.0);
+  int exponent = 0;
+  double fraction = std::frexp(units, &exponent);  // units = fraction * 2^exponent, fraction in [0.5, 1)
+  int octave = std::min(exponent - 1, kOctaves - 1);
+  int sub = static_cast<int>((fraction * 2.0 - 1.0) * kSubBuckets);
+  if (exponent - 1 >= kOctaves) sub = kSubBuckets - 1;
+  return static_cast<size_t>(octave) * kSubBuckets + std::clamp(sub, 0, kSubBuckets - 1);
+}
+
+double LatencyHistogram::bucket_low_s(size_t bucket) {
+  int octave = static_cast<int>(bucket / kSubBuckets);
+  int sub = static_cast<int>(bucket % kSubBuckets);
+  return std::ldexp(1.0 + static_cast<double>(sub) / kSubBuckets, octave) * kUnitS;
+}
+
+void LatencyHistogram::record(double seconds) {
+  ++counts_[bucket_of(seconds)];
+  if (count_ == 0 || seconds < min_s_) min_s_ = seconds;
+  max_s_ = std::max(max_s_, seconds);
+  sum_s_ += seconds;
+  ++count_;
+}
+
+void LatencyHistogram::merge(const LatencyHistogram& other) {
+  for (size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
+  if (other.count_) {
+    min_s_ = count_ ? std::min(min_s_, other.min_s_) : other.min_s_;
+    max_s_ = std::max(max_s_, other.max_s_);
+  }
+  sum_s_ += other.sum_s_;
+  count_ += other.count_;
+}
+
+void LatencyHistogram::clear() { *this = LatencyHistogram(); }
+
+double LatencyHistogram::quantile_s(double q) const {
+  if (count_ == 0) return 0.0;
+  auto rank = static_cast<std::uint64_t>(std::ceil(std::clamp(q, 0.0, 1.0) * static_cast<double>(count_)));
+  rank = std::max<std::uint64_t>(rank, 1);
+  std::uint64_t seen = 0;
+  for (size_t i = 0; i < counts_.size(); ++i) {
+    seen += counts_[i];
+    if (seen >= rank) {
+      double mid = 0.5 * (bucket_low_s(i) + bucket_low_s(i + 1));
+      return std::clamp(mid, min_s_, max_s_);
+    }
+  }
+  return max_s_;
+}
+
+nlohmann::json LatencyHistogram::to_json() const {
+  auto buckets = nlohmann::json::array();
+  for (size_t i = 0; i < counts_.size(); ++i)
+    if (counts_[i]) buckets.push_back({bucket_low_s(i + 1), counts_[i]});
+  return buckets;
+}
+
+double student_t_quantile(double confidence, int dof) {
+  // Upper (1+confidence)/2 quantile: the normal quantile by Newton's method on erfc, corrected for
+  // dof with the Cornish-Fisher expansion (Abramowitz & Stegun 26.7.5).
+  double p = 0.5 * (1.0 + confidence);
+  double z = 0.0;
+  for (int i = 0; i < 60; ++i) {  // Newton on Phi(z) = p
+    double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
+    double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
+    z -= (cdf - p) / pdf;
+  }
+  if (dof <= 0) return z;
+  double n = dof;
+  double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z, z9 = z7 * z * z;
+  return z + (z3 + z) / (4 * n) + (5 * z5 + 16 * z3 + 3 * z) / (96 * n * n) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * n * n * n) +
+         (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * n * n * n * n);
+}
+
+Estimate BatchMeans::estimate(double confidence) const {
+  Estimate e;
+  e.batches = static_cast<int>(values_.size());
+  if (values_.empty()) return e;
+  double sum = 0;
+  for (double v : values_) sum += v;
+  e.mean = sum / values_.size();
+  if (values_.size() < 2) return e;
+  double squares = 0;
+  for (double v : values_) squares += (v - e.mean) * (v - e.mean);
+  double sd = std::sqrt(squares / (values_.size() - 1));
+  e.half_width = student_t_quantile(confidence, e.batches - 1) * sd / std::sqrt(static_cast<double>(values_.size()));
+  return e;
+}
+
+}  // namespace poolsim

@@ -1,0 +1,62 @@
+// Statistics of a simulation point: a log-linear latency histogram (every completion recorded,
+// percentiles within 1 % relative error) and batch means for confidence intervals and the stop rule.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+namespace poolsim {
+
+class LatencyHistogram {
+public:
+  // Buckets: 2^k ranges from 1 ns up, each split into kSubBuckets linear parts (relative error
+  // below 1 / kSubBuckets).
+  static constexpr int kSubBuckets = 128;
+  static constexpr int kOctaves = 48;  // 1 ns .. ~2.8e5 s
+
+  LatencyHistogram() : counts_(static_cast<size_t>(kSubBuckets) * kOctaves, 0) {}
+  void record(double seconds);
+  void merge(const LatencyHistogram& other);
+  void clear();
+
+  std::uint64_t count() const { return count_; }
+  double mean_s() const { return count_ ? sum_s_ / count_ : 0.0; }
+  double max_s() const { return max_s_; }
+  double min_s() const { return count_ ? min_s_ : 0.0; }
+  // q in [0, 1]; the midpoint of the bucket holding the q-quantile.
+  double quantile_s(double q) const;
+  // Non-empty buckets as {upper bound seconds, count}, for CDF plots.
+  nlohmann::json to_json() const;
+
+private:
+  static size_t bucket_of(double seconds);
+  static double bucket_low_s(size_t bucket);
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t count_ = 0;
+  double sum_s_ = 0, max_s_ = 0, min_s_ = 0;
+};
+
+// Student-t quantile for a two-sided confidence level with `dof` degrees of freedom.
+double student_t_quantile(double confidence, int dof);
+
+struct Estimate {
+  double mean = 0;
+  double half_width = 0;  // of the confidence interval
+  int batches = 0;
+  nlohmann::json to_json() const { return {{"mean", mean}, {"ci95_half_width", half_width}, {"batches", batches}}; }
+};
+
+// Means of equal-length batches; the CI treats batch means as independent (batches much longer than
+// the correlation time).
+class BatchMeans {
+public:
+  void add(double value) { values_.push_back(value); }
+  size_t size() const { return values_.size(); }
+  Estimate estimate(double confidence) const;
+  const std::vector<double>& values() const { return values_; }
+
+private:
+  std::vector<double> values_;
+};
+
+}  // namespace poolsim
