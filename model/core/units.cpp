@@ -17,7 +17,7 @@ const UnitTable& units_for(Dimension dimension) {
                                   {"TiB", kGiB * 1024}};
   static const UnitTable rate = {{"bps", 1.0 / 8},   {"Kbps", 1e3 / 8},   {"Mbps", 1e6 / 8},  {"Gbps", 1e9 / 8},
                                  {"Tbps", 1e12 / 8}, {"B/s", 1},          {"KB/s", 1e3},      {"MB/s", 1e6},
-                                 {"GB/s", 1e9},      {"KiB/s", kKiB},     {"MiB/s", kMiB},    {"GiB/s", kGiB}};
+                                 {"GB/s", 1e9},      {"TB/s", 1e12},      {"KiB/s", kKiB},     {"MiB/s", kMiB},    {"GiB/s", kGiB}};
   static const UnitTable seconds = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"min", 60}, {"h", 3600}};
   static const UnitTable hertz = {{"Hz", 1}, {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
   static const UnitTable ratio = {{"%", 0.01}, {"", 1}};

@@ -25,7 +25,7 @@ int DeviceSpec::units() const {
 
 NvmeDevice::NvmeDevice(const DeviceSpec& spec, std::uint64_t seed)
     : spec_(spec),
-      units_(spec.units(), FcfsServerBank::Dispatch::ByAddress),
+      units_(spec.units(), spec.shared_queue ? FcfsServerBank::Dispatch::SharedQueue : FcfsServerBank::Dispatch::ByAddress),
       host_write_(1, FcfsServerBank::Dispatch::SharedQueue),
       rng_(seed) {}
 

@@ -31,6 +31,7 @@ SpecPtr device_spec() {
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
+      {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
 }
 
@@ -169,6 +170,18 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value)
     chain.push_back(next);
   }
   chain.back()[parts.back()] = value;
+}
+
+// A copy of `base` with `path` set to `value`, sharing every other node with `base`.
+YAML::Node with_value(const YAML::Node& base, const std::string& path, const YAML::Node& value) {
+  auto dot = path.find('.');
+  std::string head = path.substr(0, dot);
+  YAML::Node out(YAML::NodeType::Map);
+  if (base && base.IsMap())
+    for (auto it = base.begin(); it != base.end(); ++it)
+      if (it->first.Scalar() != head) out[it->first] = it->second;
+  out[head] = dot == std::string::npos ? value : with_value(base && base.IsMap() ? base[head] : YAML::Node(), path.substr(dot + 1), value);
+  return out;
 }
 
 double q(const YAML::Node& node, Dimension dimension) { return to_quantity(node, dimension); }
@@ -344,6 +357,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.power_loss_protection = n["power_loss_protection"].as<bool>();
   d.atomic_writes = n["atomic_writes"].as<bool>();
   d.exponential_service = n["service"].Scalar() == "exponential";
+  d.shared_queue = n["queue"].Scalar() == "shared";
   return d;
 }
 
@@ -365,7 +379,8 @@ Override parse_override(const std::string& text) {
     throw InputError({"--set " + text, 0, 0}, "", "expected --set path.to.key=value");
   Override o{text.substr(0, eq), text.substr(eq + 1)};
   std::string suggestion;
-  if (!find(scenario_schema(), o.path, &suggestion))
+  std::string target = o.path.rfind("sweep.", 0) == 0 ? o.path.substr(6) : o.path;
+  if (!find(scenario_schema(), target, &suggestion) || target.rfind("sweep", 0) == 0)
     throw InputError({"--set " + text, 0, 0}, o.path,
                      "unknown key" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
   return o;
@@ -413,18 +428,20 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       axes.emplace_back(key, values);
     }
   }
-  YAML::Node base = YAML::Clone(root);
-  base.remove("sweep");
-  // Keep marks: Clone preserves them, so errors in swept values still point into the file.
+  // Points share the file's nodes (YAML::Clone would drop their marks, and with them the line and
+  // column of errors); only the maps along a swept path are new.
+  YAML::Node base(YAML::NodeType::Map);
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it->first.Scalar() != "sweep") base[it->first] = it->second;
   std::vector<Scenario> points;
   std::vector<size_t> index(axes.size(), 0);
   while (true) {
-    YAML::Node point = YAML::Clone(base);
+    YAML::Node point = base;
     Origin point_origin = origin;
     nlohmann::json params = fixed_params;
     for (size_t a = 0; a < axes.size(); ++a) {
       const auto& [key, values] = axes[a];
-      set_path(point, key, values[index[a]]);
+      point = with_value(point, key, values[index[a]]);
       params[key] = scalar_to_json(values[index[a]]);
       auto swept = origin.overridden.find("sweep." + key);
       if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;

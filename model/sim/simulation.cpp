@@ -66,17 +66,22 @@ nlohmann::ordered_json latency_json(const LatencyHistogram& h, double scale, con
 
 }  // namespace
 
-nlohmann::ordered_json run_point(const Scenario& scenario) {
+std::unique_ptr<sg::Engine> create_engine() {
   // CM02 is the plain latency + size / bandwidth model with max-min sharing: no TCP corrections
   // (LV08's default multiplies latency by ~13), which suits RDMA; TCP's costs are modelled
   // explicitly (per-IO stack CPU and adapter latency, see the fabric presets).
-  std::vector<std::string> args = {"poolsim", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                   "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical"};
-  std::vector<char*> argv;
+  static std::vector<std::string> args = {"poolsim", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
+                                          "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical"};
+  static std::vector<char*> argv;
+  argv.clear();
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
-  sg::Engine engine(&argc, argv.data());
+  return std::make_unique<sg::Engine>(&argc, argv.data());
+}
 
+nlohmann::ordered_json run_point(const Scenario& scenario) {
+  auto engine_owner = create_engine();
+  auto& engine = *engine_owner;
   Platform platform(scenario, engine);
   Measurement measurement;
   RunState state;

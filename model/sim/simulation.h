@@ -2,12 +2,17 @@
 // process; run_points() runs each point in a child process, `jobs` at a time.
 #pragma once
 #include <functional>
+#include <memory>
+#include <simgrid/s4u/Engine.hpp>
 #include <nlohmann/json.hpp>
 #include <vector>
 
 #include "scenario/scenario.h"
 
 namespace poolsim {
+
+// Creates this process's SimGrid engine with poolsim's models (CM02 network, quiet logs).
+std::unique_ptr<simgrid::s4u::Engine> create_engine();
 
 // Simulates one point in this process and returns its result object (params + figures).
 nlohmann::ordered_json run_point(const Scenario& scenario);

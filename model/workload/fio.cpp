@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "sim/worker_pool.h"
+
 namespace poolsim {
 
 namespace sg = simgrid::s4u;
@@ -43,17 +45,18 @@ void start_fio(Platform& platform, Measurement& measurement, const FioConfig& co
     double span = config.span_bytes > 0 ? config.span_bytes : node.storage->capacity_bytes();
     auto blocks = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(span / config.block_bytes));
     if (config.rate_iops > 0) {
-      // Open loop: one generator per node; each arrival runs as its own short-lived actor.
-      auto generator = sg::Actor::create("fio-gen-" + std::to_string(n), node.host, [&measurement, &config, &node, blocks, seed, n] {
-        std::mt19937_64 rng(seed * 1000003 + n);
-        std::exponential_distribution<double> gap(config.rate_iops);
+      // Open loop: one generator per node; a worker pool serves the arrivals.
+      auto issuer = std::make_shared<IoIssuer>(
+          IoIssuer{node.storage.get(), &config, &measurement, blocks, std::mt19937_64(seed * 1000003 + n), 0});
+      auto pool = std::make_shared<WorkerPool>(node.host, "fio-" + std::to_string(n), [issuer](double) { issuer->one_io(); });
+      sg::Actor::create("fio-gen-" + std::to_string(n), node.host, [pool, issuer, rate = config.rate_iops] {
+        std::mt19937_64 rng(issuer->rng());
+        std::exponential_distribution<double> gap(rate);
         while (true) {
           sg::this_actor::sleep_for(gap(rng));
-          auto issuer = std::make_shared<IoIssuer>(IoIssuer{node.storage.get(), &config, &measurement, blocks, std::mt19937_64(rng()), 0});
-          sg::Actor::create("io", node.host, [issuer] { issuer->one_io(); })->daemonize();
+          pool->submit(sg::Engine::get_clock());
         }
-      });
-      generator->daemonize();
+      })->daemonize();
       continue;
     }
     for (int j = 0; j < config.numjobs * config.iodepth; ++j) {

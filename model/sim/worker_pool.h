@@ -1,0 +1,59 @@
+// Open-loop load without an actor per request: arrivals wait in our own queue and a pool of worker
+// actors serves them, each suspended while idle (creating a SimGrid actor costs tens of us of wall
+// time; a resume costs a few). The pool grows when every worker is busy, so no arrival is delayed.
+#pragma once
+#include <simgrid/s4u.hpp>
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace poolsim {
+
+class WorkerPool {
+public:
+  // `serve(arrival_s)` runs in a worker for each submitted arrival.
+  WorkerPool(simgrid::s4u::Host* host, std::string name, std::function<void(double)> serve)
+      : host_(host), name_(std::move(name)), serve_(std::move(serve)) {}
+
+  // Called from the generating actor at the arrival time.
+  void submit(double arrival_s) {
+    pending_.push_back(arrival_s);
+    if (!idle_.empty()) {
+      auto worker = idle_.back();
+      idle_.pop_back();
+      worker->resume();
+    } else {
+      spawn();
+    }
+  }
+
+  size_t workers() const { return count_; }
+
+private:
+  void spawn() {
+    ++count_;
+    simgrid::s4u::Actor::create(name_ + "-" + std::to_string(count_), host_, [this] {
+      auto self = simgrid::s4u::Actor::self();
+      while (true) {
+        while (pending_.empty()) {
+          idle_.push_back(self);
+          simgrid::s4u::this_actor::suspend();
+        }
+        double arrival = pending_.front();
+        pending_.pop_front();
+        serve_(arrival);
+      }
+    })->daemonize();
+  }
+
+  simgrid::s4u::Host* host_;
+  std::string name_;
+  std::function<void(double)> serve_;
+  std::deque<double> pending_;
+  std::vector<simgrid::s4u::ActorPtr> idle_;
+  size_t count_ = 0;
+};
+
+}  // namespace poolsim

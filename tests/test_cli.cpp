@@ -1,0 +1,94 @@
+// The command line end to end: exit codes, whole-or-nothing outputs, determinism, and the fio
+// example of the foundation issue.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+
+using poolsim::testing::run_cli;
+using poolsim::testing::temp_path;
+using poolsim::testing::write_temp;
+
+namespace {
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+const std::string kExample = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/examples/fio-randread.yaml";
+const char* kSmall =
+    "storage: {kind: pool, nodes: [{name: s1, devices: 2}]}\n"
+    "workload: {fio: {rw: randrw, iodepth: 8, fsync: 4}}\n"
+    "simulation: {seed: 11, warmup: 5ms, batch: 10ms, max_duration: 200ms}\n"
+    "sweep: {workload.fio.iodepth: [1, 8]}\n";
+}  // namespace
+
+TEST(Cli, BadInputExitsTwoAndWritesNothing) {
+  std::string bad = write_temp("bad.yaml", "compute:\n  cores: many\n");
+  std::string out = temp_path("never.json");
+  auto r = run_cli("run " + bad + " --format json --out " + out);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "bad.yaml:2:10");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(Cli, BadSetExitsTwo) {
+  std::string good = write_temp("good.yaml", kSmall);
+  auto r = run_cli("run " + good + " --set workload.fio.iodepht=4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "did you mean 'iodepth'");
+}
+
+TEST(Cli, BadArgumentsExitTwo) {
+  EXPECT_EQ(run_cli("run /nonexistent.yaml").exit_code, 2);
+  EXPECT_EQ(run_cli("run " + kExample + " --format xml").exit_code, 2);
+  EXPECT_EQ(run_cli("frobnicate").exit_code, 2);
+  EXPECT_EQ(run_cli("run " + kExample + " --jobs 0").exit_code, 2);
+  EXPECT_EQ(run_cli("--help").exit_code, 0);
+}
+
+TEST(Cli, SameSeedGivesByteIdenticalJson) {
+  std::string good = write_temp("good.yaml", kSmall);
+  auto a = run_cli("run " + good + " --format json --jobs 2");
+  auto b = run_cli("run " + good + " --format json --jobs 1");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  auto c = run_cli("run " + good + " --format json --set simulation.seed=12");
+  EXPECT_NE(a.out, c.out);
+}
+
+TEST(Cli, OutWritesTheWholeDocument) {
+  std::string good = write_temp("good.yaml", kSmall);
+  std::string out = temp_path("result.csv");
+  auto r = run_cli("run " + good + " --format csv --out " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_CONTAINS(header, "workload.fio.iodepth,iops");
+  EXPECT_FALSE(std::filesystem::exists(out + ".tmp-poolsim"));
+}
+
+// The foundation issue's "done when": queueing shows (latency rises with depth past the device's
+// parallelism) and the fabric adds latency.
+TEST(Cli, FioExampleShowsQueueingAndFabricLatency) {
+  auto r = run_cli("run " + kExample + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  std::map<std::string, std::map<int, double>> latency_us;
+  for (const auto& p : doc["points"]) {
+    latency_us[p["params"]["storage.kind"]][p["params"]["workload.fio.iodepth"]] = p["latency_us"]["mean"];
+    EXPECT_TRUE(p.contains("devices"));
+    EXPECT_TRUE(p.contains("links"));
+  }
+  for (const char* kind : {"local", "pool"}) {
+    auto& l = latency_us[kind];
+    EXPECT_LT(l[2] / l[1], 1.02) << kind;  // flat while units idle
+    EXPECT_GT(l[64], 1.4 * l[1]) << kind;  // rising once they are busy
+    for (int qd = 2; qd <= 64; qd *= 2) EXPECT_GE(l[qd], l[qd / 2] * 0.999) << kind << " qd " << qd;
+  }
+  double added = latency_us["pool"][1] - latency_us["local"][1];
+  EXPECT_GT(added, 6.0);
+  EXPECT_LT(added, 12.0);
+}

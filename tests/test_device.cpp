@@ -1,0 +1,170 @@
+// The device model against closed forms: service time when idle, M/M/1 and M/M/c mean response
+// times, Little's law in a closed loop, the write buffer's drain rate.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "sim/simulation.h"
+#include "test_support.h"
+
+using namespace poolsim;
+using poolsim::testing::scenario_from;
+
+namespace {
+
+// An exponential server with mean service 100 us (4 KiB requests, interface time negligible).
+std::string queueing_scenario(int units, const std::string& queue, const std::string& rate, double max_s) {
+  return R"(
+devices:
+  exp-server:
+    kind: nvme
+    source: "test fixture: an exponential server for queueing closed forms"
+    capacity: 1TB
+    read_latency: 100us
+    read_iops: 10K/s
+    parallel_units: )" + std::to_string(units) + R"(
+    read_bandwidth: 1000TB/s
+    write_bandwidth: 1000TB/s
+    write_latency: 10us
+    write_iops: 100K/s
+    flush_latency: 10us
+    service: exponential
+    queue: )" + queue + R"(
+storage: {kind: local, device: exp-server}
+workload:
+  fio: {rw: randread, bs: 4KiB, rate: )" + rate + R"(}
+simulation: {seed: 3, warmup: 1s, batch: 1s, min_batches: 10, target_ci: 0.0001%, max_duration: )" +
+         std::to_string(max_s) + R"(s}
+)";
+}
+
+// Erlang C: probability of waiting in M/M/c with offered load a = lambda * S.
+double erlang_c(int c, double a) {
+  double sum = 0, term = 1;
+  for (int k = 0; k < c; ++k) {
+    if (k > 0) term *= a / k;
+    sum += term;
+  }
+  double last = term * a / c;  // a^c / c!
+  double rho = a / c;
+  double top = last / (1 - rho);
+  return top / (sum + top);
+}
+
+double mmc_response_s(int c, double lambda, double service_s) {
+  double a = lambda * service_s;
+  return service_s + erlang_c(c, a) * service_s / (c - a);
+}
+
+double simulated_mean_latency_s(const std::string& yaml) {
+  auto result = run_point(scenario_from(yaml));
+  return result["latency_us"]["mean"].get<double>() * 1e-6;
+}
+
+}  // namespace
+
+TEST(NvmeDevice, IdleDeviceReturnsItsServiceTime) {
+  auto scenario = scenario_from("storage: {kind: local, device: pcie4-nvme-tlc}\n"
+                                "workload: {fio: {rw: randread, bs: 16KiB, iodepth: 1}}\n"
+                                "simulation: {warmup: 1ms, batch: 10ms, max_duration: 100ms}\n");
+  const auto& spec = scenario.device("pcie4-nvme-tlc");
+  double expected = spec.unit_read_service_s(16384) + 16384 / spec.read_bandwidth_Bps;
+  auto r = run_point(scenario);
+  EXPECT_NEAR(r["latency_us"]["mean"].get<double>() * 1e-6, expected, 1e-9);
+  EXPECT_NEAR(r["latency_us"]["max"].get<double>() * 1e-6, expected, 1e-9);
+  // QD1: one IO at a time, so IOPS = 1 / latency.
+  EXPECT_NEAR(r["iops"].get<double>(), 1 / expected, 1 / expected * 0.01);
+}
+
+TEST(NvmeDevice, DirectCallsMatchTheDatasheetShape) {
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  NvmeDevice device(spec, 1);
+  // 4 KiB at QD1 is the datasheet latency; 16 KiB adds the channel transfer of 12 KiB.
+  EXPECT_NEAR(device.read(0, 0, 4096), spec.read_latency_s, 1e-12);
+  EXPECT_NEAR(device.read(1, 0, 16384) - 1, spec.read_latency_s + 12288 / spec.read_transfer_Bps + 12288 / spec.read_bandwidth_Bps, 1e-12);
+  // A write is acknowledged from the buffer; a flush with power-loss protection does not wait.
+  EXPECT_NEAR(device.write(2, 0, 4096) - 2, spec.write_latency_s, 1e-12);
+  EXPECT_NEAR(device.flush(3) - 3, spec.flush_latency_s, 1e-12);
+}
+
+TEST(NvmeDevice, WriteBufferDrainsAtTheSteadyStateRate) {
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  NvmeDevice device(spec, 1);
+  // Writes far faster than the drain: once the buffer is full, acceptance follows the drain rate.
+  double t = 0, first_full = -1;
+  const double bytes = 16384;
+  int n = 0;
+  for (; n < 200000; ++n) {
+    double done = device.write(t, 0, bytes);
+    if (first_full < 0 && done - t > 2 * spec.write_latency_s) first_full = t;
+    t = done;
+  }
+  double written = n * bytes;
+  // Sustained rate over the whole run: cache + drain x time.
+  EXPECT_NEAR(written, spec.write_cache_bytes + spec.drain_Bps() * t, written * 0.001);
+  // Without power-loss protection a flush waits until the buffer has drained.
+  double flushed = device.flush(t);
+  EXPECT_GT(flushed - t, spec.write_cache_bytes / spec.drain_Bps() * 0.99);
+}
+
+TEST(Queueing, MM1AtUtilisationHalf) {
+  double r = simulated_mean_latency_s(queueing_scenario(1, "per-unit", "5K/s", 100));
+  double expected = 100e-6 / (1 - 0.5);
+  EXPECT_NEAR(r, expected, expected * 0.03);
+}
+
+TEST(Queueing, MM1AtUtilisationFourFifths) {
+  double r = simulated_mean_latency_s(queueing_scenario(1, "per-unit", "8K/s", 125));
+  double expected = 100e-6 / (1 - 0.8);
+  EXPECT_NEAR(r, expected, expected * 0.03);
+}
+
+TEST(Queueing, MMcAtUtilisationHalf) {
+  double r = simulated_mean_latency_s(queueing_scenario(4, "shared", "20K/s", 25));
+  double expected = mmc_response_s(4, 20e3, 100e-6);
+  EXPECT_NEAR(r, expected, expected * 0.03);
+}
+
+TEST(Queueing, MMcAtUtilisationFourFifths) {
+  double r = simulated_mean_latency_s(queueing_scenario(4, "shared", "32K/s", 31));
+  double expected = mmc_response_s(4, 32e3, 100e-6);
+  EXPECT_NEAR(r, expected, expected * 0.03);
+}
+
+// Little's law in a closed loop: N = X * R, with N the IOs in flight.
+TEST(Queueing, LittlesLawInAClosedLoop) {
+  auto scenario = scenario_from("storage: {kind: local, device: pcie4-nvme-tlc}\n"
+                                "workload: {fio: {rw: randrw, bs: 16KiB, iodepth: 24, fsync: 8}}\n"
+                                "simulation: {warmup: 10ms, batch: 20ms, max_duration: 1s}\n");
+  auto r = run_point(scenario);
+  double x = r["operations"].get<double>() / r["simulated_s"].get<double>();
+  double response = r["latency_us"]["mean"].get<double>() * 1e-6;
+  EXPECT_NEAR(x * response, 24.0, 24.0 * 0.01);
+}
+
+TEST(Queueing, LittlesLawInAClosedLoopOverTheFabric) {
+  auto scenario = scenario_from("storage: {kind: pool, nodes: [{name: s1, devices: 2}]}\n"
+                                "workload: {fio: {rw: randrw, bs: 16KiB, iodepth: 24, fsync: 8}}\n"
+                                "simulation: {warmup: 10ms, batch: 20ms, max_duration: 1s}\n");
+  auto r = run_point(scenario);
+  double x = r["operations"].get<double>() / r["simulated_s"].get<double>();
+  double response = r["latency_us"]["mean"].get<double>() * 1e-6;
+  EXPECT_NEAR(x * response, 24.0, 24.0 * 0.01);
+}
+
+// Latency against queue depth has fio's shape: flat while the units are mostly idle, rising once
+// requests collide, and IOPS saturating at the interface bandwidth.
+TEST(NvmeDevice, LatencyRisesWithQueueDepthPastTheParallelism) {
+  auto points = load_scenarios_from_text("storage: {kind: local, device: pcie4-nvme-tlc}\n"
+                                         "workload: {fio: {rw: randread, bs: 16KiB}}\n"
+                                         "simulation: {warmup: 5ms, batch: 10ms, max_duration: 500ms}\n"
+                                         "sweep: {workload.fio.iodepth: [1, 256]}\n",
+                                         "test.yaml");
+  auto results = run_points(points, 2);
+  double qd1 = results[0]["latency_us"]["mean"].get<double>();
+  double qd256 = results[1]["latency_us"]["mean"].get<double>();
+  EXPECT_GT(qd256, 3 * qd1);
+  const auto& spec = points[1].device("pcie4-nvme-tlc");
+  double ceiling = spec.read_bandwidth_Bps / 16384;
+  EXPECT_NEAR(results[1]["iops"].get<double>(), ceiling, ceiling * 0.03);
+}

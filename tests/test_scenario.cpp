@@ -1,0 +1,162 @@
+// Scenario loading: defaults, overrides, sweeps, and the errors bad input gets (file, line, column,
+// key, and a did-you-mean where one helps).
+#include <gtest/gtest.h>
+
+#include "scenario/scenario.h"
+#include "test_support.h"
+
+using namespace poolsim;
+
+namespace {
+// Loads and expects an InputError; returns its message.
+std::string error_of(const std::string& yaml, const std::vector<Override>& overrides = {}) {
+  try {
+    load_scenarios_from_text(yaml, "bad.yaml", overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return "";
+}
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+}  // namespace
+
+TEST(Scenario, DefaultsFillAnEmptyScenario) {
+  auto s = load_scenarios_from_text("{}", "empty.yaml").front();
+  EXPECT_EQ(s.compute.count, 1);
+  EXPECT_EQ(s.storage.kind, "local");
+  EXPECT_EQ(s.fabric.transport, "rdma");
+  EXPECT_DOUBLE_EQ(s.fabric.rate_Bps, 12.5e9);
+  EXPECT_DOUBLE_EQ(s.simulation.target_rel_ci, 0.02);
+}
+
+TEST(Scenario, EthernetPresetsDefaultToTcp) {
+  auto s = load_scenarios_from_text("fabric: {preset: eth-25g}", "x.yaml").front();
+  EXPECT_EQ(s.fabric.transport, "tcp");
+  EXPECT_DOUBLE_EQ(s.fabric.rate_Bps, 25e9 / 8);
+}
+
+TEST(Scenario, SweepIsTheCartesianProductWithParams) {
+  auto points = load_scenarios_from_text("sweep:\n  storage.kind: [local, pool]\n  workload.fio.iodepth: [1, 8, 64]\n"
+                                         "storage: {nodes: [{name: s1}]}\n",
+                                         "x.yaml", {parse_override("compute.cores=8")});
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].params["storage.kind"], "local");
+  EXPECT_EQ(points[2].params["workload.fio.iodepth"], 64);
+  EXPECT_EQ(points[3].params["storage.kind"], "pool");
+  EXPECT_EQ(points[3].params["compute.cores"], 8);
+  EXPECT_EQ(points[5].workload.fio.iodepth, 64);
+  EXPECT_EQ(points[5].compute.cores, 8);
+}
+
+TEST(Scenario, SetCanSweep) {
+  auto points = load_scenarios_from_text("{}", "x.yaml", {parse_override("sweep.workload.fio.iodepth=[1,2]")});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[1].workload.fio.iodepth, 2);
+}
+
+TEST(ScenarioErrors, UnknownKeyNamesLineColumnAndSuggests) {
+  auto e = error_of("name: x\ncompute:\n  cors: 4\n");
+  EXPECT_CONTAINS(e, "bad.yaml:3:3");
+  EXPECT_CONTAINS(e, "compute.cors");
+  EXPECT_CONTAINS(e, "did you mean 'cores'");
+}
+
+TEST(ScenarioErrors, WrongType) {
+  auto e = error_of("compute:\n  cores: many\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:10");
+  EXPECT_CONTAINS(e, "compute.cores");
+  EXPECT_CONTAINS(e, "expected an integer");
+  EXPECT_CONTAINS(error_of("compute: [1, 2]\n"), "expected a mapping");
+}
+
+TEST(ScenarioErrors, BadUnitAndBareNumber) {
+  auto e = error_of("compute:\n  memory: 24 parsecs\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:11");
+  EXPECT_CONTAINS(e, "unknown unit");
+  e = error_of("compute:\n  memory: 24\n");
+  EXPECT_CONTAINS(e, "compute.memory");
+  EXPECT_CONTAINS(e, "has no unit");
+}
+
+TEST(ScenarioErrors, OutOfRange) {
+  auto e = error_of("compute:\n  count: 0\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:10");
+  EXPECT_CONTAINS(e, "out of range");
+  EXPECT_CONTAINS(error_of("workload: {fio: {bs: 1B}}"), "between 512B and 64MiB");
+}
+
+TEST(ScenarioErrors, UnknownEnumValueSuggests) {
+  auto e = error_of("storage:\n  kind: pol\n");
+  EXPECT_CONTAINS(e, "did you mean 'pool'");
+}
+
+TEST(ScenarioErrors, VolumeOnAStorageNodeThatDoesNotExist) {
+  auto e = error_of("storage:\n  kind: pool\n  nodes:\n    - name: flash1\n  volume:\n    nodes: [flash1, flahs2]\n");
+  EXPECT_CONTAINS(e, "bad.yaml:6:21");
+  EXPECT_CONTAINS(e, "storage.volume.nodes[1]");
+  EXPECT_CONTAINS(e, "does not exist");
+  EXPECT_CONTAINS(e, "did you mean 'flash1'");
+}
+
+TEST(ScenarioErrors, PoolWithoutStorageNodes) {
+  EXPECT_CONTAINS(error_of("storage: {kind: pool}\n"), "needs at least one storage node");
+}
+
+TEST(ScenarioErrors, VolumeUsesMoreDevicesThanTheNodeHas) {
+  EXPECT_CONTAINS(error_of("storage: {kind: pool, nodes: [{name: a, devices: 2}], volume: {devices_per_node: 4}}\n"),
+                  "node 'a' has 2");
+}
+
+TEST(ScenarioErrors, UnknownDeviceSuggestsACatalogueEntry) {
+  auto e = error_of("storage:\n  device: pcie4-nvme-tcl\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:11");
+  EXPECT_CONTAINS(e, "did you mean 'pcie4-nvme-tlc'");
+}
+
+TEST(ScenarioErrors, DuplicateStorageNodes) {
+  EXPECT_CONTAINS(error_of("storage: {kind: pool, nodes: [{name: a}, {name: a}]}\n"), "duplicate storage node name 'a'");
+}
+
+TEST(ScenarioErrors, YamlSyntaxErrorHasALine) {
+  auto e = error_of("compute:\n  cores: [1, 2\n");
+  EXPECT_CONTAINS(e, "bad.yaml:3");
+  EXPECT_CONTAINS(e, "YAML syntax error");
+}
+
+TEST(ScenarioErrors, DeviceEntryWithoutSource) {
+  auto e = error_of("devices:\n  mine:\n    kind: nvme\n    capacity: 1TB\n");
+  EXPECT_CONTAINS(e, "devices.mine");
+  EXPECT_CONTAINS(e, "missing required key 'source'");
+}
+
+TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
+  try {
+    parse_override("compute.cors=4");
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_CONTAINS(std::string(e.what()), "--set compute.cors=4");
+    EXPECT_CONTAINS(std::string(e.what()), "did you mean 'cores'");
+  }
+  auto e = error_of("{}", {parse_override("compute.cores=lots")});
+  EXPECT_CONTAINS(e, "--set compute.cores=lots");
+  EXPECT_CONTAINS(e, "expected an integer");
+  EXPECT_CONTAINS(error_of("{}", {Override{"compute.cores", "[1,"}}), "cannot parse value");
+}
+
+TEST(ScenarioErrors, SweepOfAnUnknownKeyOrBadValue) {
+  auto e = error_of("sweep:\n  workload.fio.iodepht: [1, 2]\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:3");
+  EXPECT_CONTAINS(e, "did you mean 'iodepth'");
+  e = error_of("sweep:\n  workload.fio.iodepth: [1, 0]\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:29");
+  EXPECT_CONTAINS(e, "out of range");
+}
+
+TEST(Schema, JsonSchemaDescribesTheScenario) {
+  auto doc = schema::to_json_schema(scenario_schema());
+  EXPECT_EQ(doc["type"], "object");
+  EXPECT_EQ(doc["additionalProperties"], false);
+  EXPECT_EQ(doc["properties"]["storage"]["properties"]["kind"]["enum"][1], "pool");
+  EXPECT_TRUE(doc["properties"]["compute"]["properties"]["memory"].contains("pattern"));
+}

@@ -1,0 +1,48 @@
+#include "test_support.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace poolsim::testing {
+
+Scenario scenario_from(const std::string& yaml) { return load_scenarios_from_text(yaml, "test.yaml").front(); }
+
+std::string temp_path(const std::string& name) {
+  static std::string dir = [] {
+    char pattern[] = "/tmp/poolsim-test-XXXXXX";
+    return std::string(mkdtemp(pattern));
+  }();
+  return dir + "/" + name;
+}
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  std::string path = temp_path(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+static std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CommandResult run_cli(const std::string& args) {
+  static int counter = 0;
+  std::string out = temp_path("cli-out-" + std::to_string(counter));
+  std::string err = temp_path("cli-err-" + std::to_string(counter++));
+  std::string command = std::string(POOLSIM_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+  int status = std::system(command.c_str());
+  CommandResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+}  // namespace poolsim::testing

@@ -1,0 +1,24 @@
+// Helpers shared by the tests: scenarios from inline YAML, and running the CLI.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "scenario/scenario.h"
+
+namespace poolsim::testing {
+
+// The first point of a scenario written inline.
+Scenario scenario_from(const std::string& yaml);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+// Runs build/poolsim with `args` (a shell fragment).
+CommandResult run_cli(const std::string& args);
+
+std::string temp_path(const std::string& name);
+std::string write_temp(const std::string& name, const std::string& text);
+
+}  // namespace poolsim::testing
