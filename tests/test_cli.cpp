@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "test_support.h"
@@ -91,4 +92,17 @@ TEST(Cli, FioExampleShowsQueueingAndFabricLatency) {
   double added = latency_us["pool"][1] - latency_us["local"][1];
   EXPECT_GT(added, 6.0);
   EXPECT_LT(added, 12.0);
+}
+
+// The JSON Schemas shipped for editors are the ones the binary generates.
+TEST(Cli, ShippedJsonSchemasAreCurrent) {
+  for (const auto& [kind, file] : std::vector<std::pair<std::string, std::string>>{
+           {"scenario", "/scenarios/poolsim.schema.json"}, {"catalogue", "/scenarios/catalogue/catalogue.schema.json"}}) {
+    auto r = run_cli("schema " + kind);
+    ASSERT_EQ(r.exit_code, 0);
+    std::ifstream in(std::string(POOLSIM_SOURCE_DIR) + file);
+    std::stringstream shipped;
+    shipped << in.rdbuf();
+    EXPECT_EQ(r.out, shipped.str()) << file << " is stale: regenerate with build/poolsim schema " << kind << " > ." << file;
+  }
 }
