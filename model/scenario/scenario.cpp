@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
+#include "scenario/builtin_profiles.h"   // generated: kBuiltinProfiles
 
 namespace poolsim {
 
@@ -78,7 +79,33 @@ SpecPtr build_scenario_schema() {
            {"target_cpu", duration("NVMe-oF CPU per IO on the storage node (overrides the transport default)")},
        }, "The network between compute and storage nodes")},
       {"workload", map({
-           {"kind", with_default(one_of({"fio"}, "Workload generator"), "fio")},
+           {"kind", with_default(one_of({"fio", "sysbench"}, "Workload generator"), "fio")},
+           {"test", with_default(one_of({"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp"}, "sysbench test (oltp = 0.5's oltp.lua)"), "oltp_read_write")},
+           {"version", with_default(one_of({"1.0.20", "0.5"}, "sysbench version (statement counting, key formulas)"), "1.0.20")},
+           {"tables", with_default(integer(1.0, 100000.0, "--tables"), "1")},
+           {"table_size", with_default(integer(1.0, 4e9, "--table-size (rows per table)"), "10000")},
+           {"range_size", with_default(integer(1.0, 1e6, "--range_size"), "100")},
+           {"point_selects", with_default(integer(0.0, 1000.0, "--point_selects"), "10")},
+           {"simple_ranges", with_default(integer(0.0, 1000.0, "--simple_ranges"), "1")},
+           {"sum_ranges", with_default(integer(0.0, 1000.0, "--sum_ranges"), "1")},
+           {"order_ranges", with_default(integer(0.0, 1000.0, "--order_ranges"), "1")},
+           {"distinct_ranges", with_default(integer(0.0, 1000.0, "--distinct_ranges"), "1")},
+           {"index_updates", with_default(integer(0.0, 1000.0, "--index_updates"), "1")},
+           {"non_index_updates", with_default(integer(0.0, 1000.0, "--non_index_updates"), "1")},
+           {"delete_inserts", with_default(integer(0.0, 1000.0, "--delete_inserts"), "1")},
+           {"skip_trx", with_default(boolean("--skip_trx"), "false")},
+           {"rand_type", with_default(one_of({"uniform", "special", "gaussian", "pareto", "zipfian"}, "--rand-type (special is 1.0.20's default; zipfian is sysbench master's)"), "special")},
+           {"rand_spec_pct", with_default(real(0.0, 100.0, "--rand-spec-pct", true), "1")},
+           {"rand_spec_res", with_default(real(0.0, 100.0, "--rand-spec-res"), "75")},
+           {"rand_spec_iter", with_default(integer(1.0, 1000.0, "--rand-spec-iter"), "12")},
+           {"rand_pareto_h", with_default(real(0.0, 0.5, "--rand-pareto-h", true), "0.2")},
+           {"rand_zipfian_exp", with_default(real(0.0, 10.0, "--rand-zipfian-exp", true), "0.8")},
+           {"threads", with_default(integer(1.0, 100000.0, "Client threads per compute node (--threads)"), "1")},
+           {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "--rate: transactions per second per compute node (0/s: closed loop)"), "0/s")},
+           {"clients", map({
+                {"location", with_default(one_of({"local", "remote"}, "local: sysbench on the database host, sharing its cores; remote: on client hosts"), "local")},
+                {"round_trip", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Network round trip per statement for remote clients"), "50us")},
+            }, "Where sysbench runs")},
            {"fio", map({
                 {"rw", with_default(one_of({"randread", "randwrite", "randrw"}, "IO pattern"), "randread")},
                 {"bs", with_default(quantity(Dimension::Bytes, 512.0, 64.0 * 1024 * 1024, "Block size"), "16KiB")},
@@ -90,6 +117,29 @@ SpecPtr build_scenario_schema() {
                 {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Open loop: Poisson arrivals per compute node (0/s: closed loop)"), "0/s")},
             }, "An fio-like job (libaio, direct IO)")},
        }, "What the clients do")},
+      {"database", map({
+           {"profile", with_default(string("Server profile: a name in scenarios/profiles/ or a path"), "mariadb-10.11")},
+           {"buffer_pool", with_default(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_buffer_pool_size"), "128MiB")},
+           {"page_size", with_default(quantity(Dimension::Bytes, 16384.0, 16384.0, "innodb_page_size (16 KiB only)"), "16KiB")},
+           {"old_blocks_pct", with_default(quantity(Dimension::Ratio, 0.05, 0.95, "innodb_old_blocks_pct"), "37%")},
+           {"old_blocks_time", with_default(quantity(Dimension::Seconds, 0.0, 3600.0, "innodb_old_blocks_time"), "1s")},
+           {"io_capacity", with_default(integer(100.0, 1e9, "innodb_io_capacity"), "200")},
+           {"io_capacity_max", with_default(integer(0.0, 1e9, "innodb_io_capacity_max (0: max(2000, 2 x io_capacity))"), "0")},
+           {"lru_scan_depth", with_default(integer(100.0, 1e9, "innodb_lru_scan_depth"), "1024")},
+           {"max_dirty_pages_pct", with_default(quantity(Dimension::Ratio, 0.0, 0.999, "innodb_max_dirty_pages_pct"), "90%")},
+           {"max_dirty_pages_pct_lwm", with_default(quantity(Dimension::Ratio, 0.0, 0.999, "innodb_max_dirty_pages_pct_lwm"), "10%")},
+           {"adaptive_flushing_lwm", with_default(quantity(Dimension::Ratio, 0.0, 0.7, "innodb_adaptive_flushing_lwm"), "10%")},
+           {"log_file_size", with_default(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_log_file_size"), "48MiB")},
+           {"log_files_in_group", with_default(integer(1.0, 100.0, "innodb_log_files_in_group"), "2")},
+           {"flush_log_at_trx_commit", with_default(integer(0.0, 2.0, "innodb_flush_log_at_trx_commit"), "1")},
+           {"doublewrite", with_default(boolean("innodb_doublewrite"), "true")},
+           {"atomic_writes", with_default(boolean("innodb_use_atomic_writes (effective only on devices with atomic writes)"), "false")},
+           {"checksum", with_default(one_of({"crc32", "innodb", "none"}, "innodb_checksum_algorithm"), "crc32")},
+           {"binlog", with_default(boolean("log_bin"), "false")},
+           {"sync_binlog", with_default(integer(0.0, 1e9, "sync_binlog"), "0")},
+           {"thread_concurrency", with_default(integer(0.0, 100000.0, "innodb_thread_concurrency (0: unlimited)"), "0")},
+           {"write_io_slots", with_default(integer(1.0, 100000.0, "Page writes in flight per flush batch (innodb_write_io_threads x AIO slots)"), "64")},
+       }, "The database server (InnoDB)")},
       {"simulation", map({
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
            {"warmup", with_default(duration("Simulated time discarded before measuring"), "0.2s")},
@@ -313,6 +363,65 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.workload.fio.span_bytes = q(fio["span"], Dimension::Bytes);
   s.workload.fio.rate_iops = q(fio["rate"], Dimension::PerSecond);
 
+  auto& sb = s.workload.sysbench;
+  sb.test = w["test"].Scalar();
+  sb.version = w["version"].Scalar();
+  sb.tables = w["tables"].as<int>();
+  sb.table_size = w["table_size"].as<std::uint64_t>();
+  sb.range_size = w["range_size"].as<int>();
+  sb.point_selects = w["point_selects"].as<int>();
+  sb.simple_ranges = w["simple_ranges"].as<int>();
+  sb.sum_ranges = w["sum_ranges"].as<int>();
+  sb.order_ranges = w["order_ranges"].as<int>();
+  sb.distinct_ranges = w["distinct_ranges"].as<int>();
+  sb.index_updates = w["index_updates"].as<int>();
+  sb.non_index_updates = w["non_index_updates"].as<int>();
+  sb.delete_inserts = w["delete_inserts"].as<int>();
+  sb.skip_trx = w["skip_trx"].as<bool>();
+  sb.rand_type = w["rand_type"].Scalar();
+  sb.rand_spec_pct = w["rand_spec_pct"].as<double>();
+  sb.rand_spec_res = w["rand_spec_res"].as<double>();
+  sb.rand_iter = w["rand_spec_iter"].as<int>();
+  sb.rand_pareto_h = w["rand_pareto_h"].as<double>();
+  sb.rand_zipfian_exp = w["rand_zipfian_exp"].as<double>();
+  s.workload.threads = w["threads"].as<int>();
+  s.workload.rate_tps = q(w["rate"], Dimension::PerSecond);
+  s.workload.clients.remote = w["clients"]["location"].Scalar() == "remote";
+  s.workload.clients.round_trip_s = q(w["clients"]["round_trip"], Dimension::Seconds);
+
+  const auto& db = doc["database"];
+  auto& d = s.database;
+  d.profile = db["profile"].Scalar();
+  d.buffer_pool_bytes = q(db["buffer_pool"], Dimension::Bytes);
+  d.page_bytes = q(db["page_size"], Dimension::Bytes);
+  d.old_blocks_ratio = q(db["old_blocks_pct"], Dimension::Ratio);
+  d.old_blocks_time_s = q(db["old_blocks_time"], Dimension::Seconds);
+  d.io_capacity = db["io_capacity"].as<double>();
+  d.io_capacity_max = db["io_capacity_max"].as<double>();
+  if (d.io_capacity_max <= 0) d.io_capacity_max = std::max(2000.0, 2 * d.io_capacity);  // InnoDB's default
+  d.lru_scan_depth = db["lru_scan_depth"].as<int>();
+  d.max_dirty_pages_ratio = q(db["max_dirty_pages_pct"], Dimension::Ratio);
+  d.dirty_pages_lwm_ratio = q(db["max_dirty_pages_pct_lwm"], Dimension::Ratio);
+  d.adaptive_flushing_lwm_ratio = q(db["adaptive_flushing_lwm"], Dimension::Ratio);
+  d.redo_capacity_bytes = q(db["log_file_size"], Dimension::Bytes) * db["log_files_in_group"].as<int>();
+  d.flush_log_at_trx_commit = db["flush_log_at_trx_commit"].as<int>();
+  d.doublewrite = db["doublewrite"].as<bool>();
+  d.atomic_writes = db["atomic_writes"].as<bool>();
+  d.checksum = db["checksum"].Scalar();
+  d.binlog = db["binlog"].as<bool>();
+  d.sync_binlog = db["sync_binlog"].as<int>();
+  d.thread_concurrency = db["thread_concurrency"].as<int>();
+  d.write_io_slots = db["write_io_slots"].as<int>();
+  if (s.workload.kind == "sysbench") {
+    try {
+      s.profile = load_profile(d.profile, base_dir);
+    } catch (const InputError& e) {
+      if (e.where().line > 0) throw;
+      YAML::Node at = raw["database"] && raw["database"]["profile"] ? raw["database"]["profile"] : YAML::Node();
+      throw InputError(origin.locate("database.profile", at), "database.profile", e.detail());
+    }
+  }
+
   const auto& sim = doc["simulation"];
   s.simulation.seed = sim["seed"].as<std::uint64_t>();
   s.simulation.warmup_s = q(sim["warmup"], Dimension::Seconds);
@@ -324,7 +433,84 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   return s;
 }
 
+SpecPtr build_profile_schema() {
+  auto us = [](const std::string& d) { return required(quantity(Dimension::Seconds, 0.0, 1.0, d)); };
+  return map({
+      {"name", required(string("Profile name"))},
+      {"product", string("Product (mysql, mariadb, greatsql)")},
+      {"version", string("Version")},
+      {"source", required(string("Where the figures come from: the traces and the fit, or the document"))},
+      {"cpu", required(map({
+           {"statement", required(map({
+                {"begin", us("BEGIN")}, {"commit", us("COMMIT, excluding the log flush")},
+                {"point_select", us("SELECT c WHERE id=?")}, {"simple_range", us("SELECT c WHERE id BETWEEN, per statement")},
+                {"sum_range", us("SELECT SUM(k), per statement")}, {"order_range", us("ORDER BY c, per statement (filesort)")},
+                {"distinct_range", us("DISTINCT c ORDER BY c, per statement (temporary table)")},
+                {"index_update", us("UPDATE SET k=k+1")}, {"non_index_update", us("UPDATE SET c=?")},
+                {"delete", us("DELETE WHERE id=?")}, {"insert", us("INSERT")},
+            }, "Server CPU per statement, excluding page accesses"))},
+           {"range_row", us("Per row read by a range statement")},
+           {"page_hit", us("Per page touched (lookup, latch)")},
+           {"page_read", us("Per page read (IO submission and completion), excluding the checksum")},
+           {"page_write", us("Per page written, excluding the checksum")},
+           {"checksum_crc32", us("Per 16 KiB page, crc32")},
+           {"checksum_innodb", us("Per 16 KiB page, the legacy innodb algorithm")},
+           {"client_statement", us("sysbench and client library per statement (on the client's host)")},
+           {"page_cleaner_batch", us("Page cleaner bookkeeping per second")},
+       }, "CPU costs in seconds of a reference core"))},
+      {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
+      {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
+      {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
+  }, "A server version profile");
+}
+
 }  // namespace
+
+const schema::Spec& profile_schema() {
+  static const SpecPtr spec = build_profile_schema();
+  return *spec;
+}
+
+ServerProfile load_profile(const std::string& name_or_path, const std::string& base_dir) {
+  std::string text, origin_name;
+  auto builtin = kBuiltinProfiles.find(name_or_path);
+  if (builtin != kBuiltinProfiles.end()) {
+    text = builtin->second;
+    origin_name = "scenarios/profiles/" + name_or_path + ".yaml";
+  } else if (name_or_path.find('/') != std::string::npos || name_or_path.find(".yaml") != std::string::npos) {
+    std::filesystem::path p(name_or_path);
+    origin_name = p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string();
+    text = read_file(origin_name, {origin_name, 0, 0}, "database.profile");
+  } else {
+    std::vector<std::string> names;
+    for (const auto& [n, t] : kBuiltinProfiles) names.push_back(n);
+    std::string suggestion = did_you_mean(name_or_path, names);
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+    throw InputError({}, "database.profile", "unknown profile '" + name_or_path + "'" +
+                                                 (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; known: " + all);
+  }
+  YAML::Node doc = parse_yaml(text, origin_name);
+  validate(doc, profile_schema(), Origin{origin_name, {}});
+  doc = with_defaults(doc, profile_schema());
+  ServerProfile p;
+  p.name = doc["name"].Scalar();
+  p.source = doc["source"].Scalar();
+  const auto& cpu = doc["cpu"];
+  for (int k = 0; k < kStatementKinds; ++k)
+    p.statement_cpu_s[k] = q(cpu["statement"][statement_name(static_cast<StatementKind>(k))], Dimension::Seconds);
+  p.range_row_cpu_s = q(cpu["range_row"], Dimension::Seconds);
+  p.page_hit_cpu_s = q(cpu["page_hit"], Dimension::Seconds);
+  p.page_read_cpu_s = q(cpu["page_read"], Dimension::Seconds);
+  p.page_write_cpu_s = q(cpu["page_write"], Dimension::Seconds);
+  p.checksum_crc32_cpu_s = q(cpu["checksum_crc32"], Dimension::Seconds);
+  p.checksum_innodb_cpu_s = q(cpu["checksum_innodb"], Dimension::Seconds);
+  p.client_statement_cpu_s = q(cpu["client_statement"], Dimension::Seconds);
+  p.page_cleaner_batch_cpu_s = q(cpu["page_cleaner_batch"], Dimension::Seconds);
+  p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);
+  p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
+  return p;
+}
 
 const schema::Spec& scenario_schema() {
   static const SpecPtr spec = build_scenario_schema();

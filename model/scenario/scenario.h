@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/profile.h"
 #include "platform/device.h"
+#include "workload/sysbench.h"
 #include "scenario/schema.h"
 
 namespace poolsim {
@@ -64,8 +66,12 @@ struct FioConfig {
 };
 
 struct WorkloadConfig {
-  std::string kind = "fio";
+  std::string kind = "fio";  // fio | sysbench
   FioConfig fio;
+  SysbenchOptions sysbench;
+  int threads = 1;            // sysbench client threads per compute node
+  double rate_tps = 0;        // > 0: sysbench --rate (transactions per second per compute node)
+  ClientConfig clients;
 };
 
 struct SimulationConfig {
@@ -86,6 +92,8 @@ struct Scenario {
   FabricConfig fabric;
   WorkloadConfig workload;
   SimulationConfig simulation;
+  DatabaseConfig database;
+  ServerProfile profile;
   std::map<std::string, DeviceSpec> devices;  // the catalogue in force
   nlohmann::json params = nlohmann::json::object();  // swept and overridden keys of this point
   YAML::Node document;  // the validated document with defaults, for later sections
@@ -110,6 +118,10 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
 
 const schema::Spec& scenario_schema();
 const schema::Spec& device_catalogue_schema();
+const schema::Spec& profile_schema();
+
+// A server profile by name (scenarios/profiles/NAME.yaml, compiled in) or by path.
+ServerProfile load_profile(const std::string& name_or_path, const std::string& base_dir = ".");
 
 // The built-in device catalogue (scenarios/catalogue/devices.yaml, compiled in) plus extra files.
 std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files = {});

@@ -12,12 +12,14 @@ struct Measurement {
   std::uint64_t operations = 0;
   double bytes = 0;
   LatencyHistogram latency;
+  LatencyHistogram batch_latency;  // since the last batch boundary (interval series)
 
   void complete(double latency_s, double payload_bytes = 0) {
     if (!measuring) return;
     ++operations;
     bytes += payload_bytes;
     latency.record(latency_s);
+    batch_latency.record(latency_s);
   }
 };
 

@@ -20,6 +20,16 @@ struct Column {
 std::vector<Column> columns_for(const nlohmann::ordered_json& point) {
   std::vector<Column> columns;
   for (auto& [key, value] : point["params"].items()) columns.push_back({key, "/params/" + key, -1});
+  if (point.contains("tps")) {
+    columns.push_back({"tps", "/tps", 1});
+    columns.push_back({"+-ci95", "/ci95/tps", 1});
+    columns.push_back({"qps", "/qps", 0});
+    columns.push_back({"mean_ms", "/latency_ms/mean", 2});
+    columns.push_back({"p95_ms", "/latency_ms/p95", 2});
+    columns.push_back({"p99_ms", "/latency_ms/p99", 2});
+    columns.push_back({"hit%", "/innodb/0/hit_ratio", -2});
+    columns.push_back({"reads/txn", "/innodb/0/page_reads_per_txn", 2});
+  }
   if (point.contains("iops")) {
     columns.push_back({"iops", "/iops", 0});
     columns.push_back({"+-ci95", "/iops_ci95", 0});
@@ -35,6 +45,11 @@ std::string cell(const nlohmann::ordered_json& point, const Column& c) {
   auto ptr = nlohmann::ordered_json::json_pointer(c.pointer);
   if (!point.contains(ptr)) return "";
   const auto& v = point.at(ptr);
+  if (v.is_number() && c.precision == -2) {  // a ratio shown as a percentage
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(2) << 100 * v.get<double>();
+    return out.str();
+  }
   if (v.is_number() && c.precision >= 0) {
     std::ostringstream out;
     out << std::fixed << std::setprecision(c.precision) << v.get<double>();

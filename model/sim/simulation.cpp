@@ -14,6 +14,7 @@
 
 #include "platform/platform.h"
 #include "sim/measurement.h"
+#include "sim/database_run.h"
 #include "workload/fio.h"
 
 namespace poolsim {
@@ -26,7 +27,10 @@ struct RunState {
   double measure_start_s = 0;
   double measure_end_s = 0;
   BatchMeans throughput;  // operations per second, one value per batch
+  BatchMeans mean_latency, p95_latency, p99_latency;  // per batch, seconds
+  nlohmann::ordered_json series = nlohmann::ordered_json::array();
   std::string stop_reason;
+  DatabaseRun* database = nullptr;
 };
 
 // Ends warm-up, then measures batch by batch until the throughput's confidence interval is narrow
@@ -37,12 +41,24 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   measurement.measuring = true;
   state.measure_start_s = sg::Engine::get_clock();
   platform.reset_counters(state.measure_start_s);
+  if (state.database) state.database->reset_counters();
+  measurement.batch_latency.clear();
   std::uint64_t last_ops = 0;
   const int max_batches = std::max(sim.min_batches, static_cast<int>(std::ceil(sim.max_duration_s / sim.batch_s - 1e-9)));
   while (true) {
     sg::this_actor::sleep_for(sim.batch_s);
-    state.throughput.add((measurement.operations - last_ops) / sim.batch_s);
+    double rate = (measurement.operations - last_ops) / sim.batch_s;
+    state.throughput.add(rate);
     last_ops = measurement.operations;
+    const auto& b = measurement.batch_latency;
+    if (b.count() > 0) {
+      state.mean_latency.add(b.mean_s());
+      state.p95_latency.add(b.quantile_s(0.95));
+      state.p99_latency.add(b.quantile_s(0.99));
+    }
+    state.series.push_back({{"t_s", sg::Engine::get_clock() - state.measure_start_s}, {"ops_per_s", rate},
+                            {"latency_mean_ms", b.mean_s() * 1e3}, {"latency_p95_ms", b.quantile_s(0.95) * 1e3}});
+    measurement.batch_latency.clear();
     int batches = static_cast<int>(state.throughput.size());
     if (batches >= sim.min_batches) {
       auto e = state.throughput.estimate(sim.confidence);
@@ -85,28 +101,54 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   Platform platform(scenario, engine);
   Measurement measurement;
   RunState state;
-  start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
+  std::unique_ptr<DatabaseRun> database;
+  if (scenario.workload.kind == "sysbench") {
+    database = std::make_unique<DatabaseRun>(platform, measurement, scenario);
+    database->start();
+    state.database = database.get();
+  } else {
+    start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
+  }
   auto& first = platform.compute().front();
   sg::Actor::create("controller", first.host, [&] { controller(platform, measurement, state, scenario.simulation); });
   engine.run();
 
   double elapsed = state.measure_end_s - state.measure_start_s;
-  auto iops = state.throughput.estimate(scenario.simulation.confidence);
+  double confidence = scenario.simulation.confidence;
+  auto throughput = state.throughput.estimate(confidence);
   nlohmann::ordered_json out;
   out["params"] = scenario.params;
   out["scenario"] = scenario.name;
   out["workload"] = scenario.workload.kind;
   out["storage"] = scenario.storage.kind;
-  out["iops"] = iops.mean;
-  out["iops_ci95"] = iops.half_width;
-  out["throughput_MBps"] = measurement.bytes / elapsed / 1e6;
-  out["latency_us"] = latency_json(measurement.latency, 1e6, "us");
-  out["operations"] = measurement.operations;
+  if (database) {
+    const auto& mix = database->mix();
+    double statements = mix.reads() + mix.writes() + mix.others();
+    const auto& h = measurement.latency;
+    out["tps"] = throughput.mean;
+    out["qps"] = throughput.mean * statements;
+    out["latency_ms"] = latency_json(h, 1e3, "ms");
+    out["ci95"] = {{"tps", throughput.half_width},
+                   {"qps", throughput.half_width * statements},
+                   {"latency_mean_ms", state.mean_latency.estimate(confidence).half_width * 1e3},
+                   {"latency_p95_ms", state.p95_latency.estimate(confidence).half_width * 1e3},
+                   {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
+    out["transactions"] = measurement.operations;
+    database->report(out, elapsed);
+  } else {
+    out["iops"] = throughput.mean;
+    out["iops_ci95"] = throughput.half_width;
+    out["throughput_MBps"] = measurement.bytes / elapsed / 1e6;
+    out["latency_us"] = latency_json(measurement.latency, 1e6, "us");
+    out["operations"] = measurement.operations;
+  }
   out["simulated_s"] = elapsed;
   out["warmup_s"] = scenario.simulation.warmup_s;
+  out["batches"] = throughput.batches;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);
   for (auto& [key, value] : resources.items()) out[key] = value;
+  out["series"] = state.series;
   return out;
 }
 

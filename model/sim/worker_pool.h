@@ -1,6 +1,7 @@
 // Open-loop load without an actor per request: arrivals wait in our own queue and a pool of worker
 // actors serves them, each suspended while idle (creating a SimGrid actor costs tens of us of wall
-// time; a resume costs a few). The pool grows when every worker is busy, so no arrival is delayed.
+// time; a resume costs a few). The pool grows when every worker is busy, up to an optional bound
+// (sysbench --rate with N threads: arrivals beyond N wait in the queue).
 #pragma once
 #include <simgrid/s4u.hpp>
 
@@ -14,8 +15,9 @@ namespace poolsim {
 class WorkerPool {
 public:
   // `serve(arrival_s)` runs in a worker for each submitted arrival.
-  WorkerPool(simgrid::s4u::Host* host, std::string name, std::function<void(double)> serve)
-      : host_(host), name_(std::move(name)), serve_(std::move(serve)) {}
+  // At most `max_workers` serve at once (0: unbounded); further arrivals wait in the queue.
+  WorkerPool(simgrid::s4u::Host* host, std::string name, std::function<void(double)> serve, size_t max_workers = 0)
+      : host_(host), name_(std::move(name)), serve_(std::move(serve)), max_workers_(max_workers) {}
 
   // Called from the generating actor at the arrival time.
   void submit(double arrival_s) {
@@ -24,7 +26,7 @@ public:
       auto worker = idle_.back();
       idle_.pop_back();
       worker->resume();
-    } else {
+    } else if (max_workers_ == 0 || count_ < max_workers_) {
       spawn();
     }
   }
@@ -54,6 +56,7 @@ private:
   std::deque<double> pending_;
   std::vector<simgrid::s4u::ActorPtr> idle_;
   size_t count_ = 0;
+  size_t max_workers_ = 0;
 };
 
 }  // namespace poolsim

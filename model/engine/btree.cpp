@@ -1,0 +1,92 @@
+#include "engine/btree.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace poolsim {
+
+namespace {
+// InnoDB record overheads (MySQL reference manual, "InnoDB Row Formats", COMPACT/DYNAMIC): a 5-byte
+// record header, 6-byte DB_TRX_ID and 7-byte DB_ROLL_PTR in clustered records, and a page directory
+// slot (2 bytes per 4-8 records, ~0.5 byte per record). A page keeps ~200 bytes of header/trailer.
+constexpr double kRecordHeaderBytes = 5;
+constexpr double kClusteredSystemColumnsBytes = 6 + 7;
+constexpr double kDirectoryBytesPerRecord = 0.5;
+constexpr double kPageOverheadBytes = 200;
+constexpr double kChildPageNumberBytes = 4;
+
+void build_index(IndexGeometry& index, double page_bytes, double node_pointer_bytes, std::uint32_t first_page) {
+  index.first_page = first_page;
+  auto per_leaf = index.entries_per_leaf();
+  index.leaf_pages = static_cast<std::uint32_t>((index.entries + per_leaf - 1) / per_leaf);
+  index.level_pages = {std::max<std::uint32_t>(1, index.leaf_pages)};
+  index.fanout = std::max<std::uint32_t>(2, static_cast<std::uint32_t>((page_bytes - kPageOverheadBytes) * (15.0 / 16.0) / node_pointer_bytes));
+  while (index.level_pages.back() > 1)
+    index.level_pages.push_back((index.level_pages.back() + index.fanout - 1) / index.fanout);
+}
+}  // namespace
+
+std::uint32_t IndexGeometry::entries_per_leaf() const {
+  double usable = (16384 - kPageOverheadBytes) * fill;
+  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(usable / entry_bytes));
+}
+
+std::uint32_t IndexGeometry::pages() const {
+  std::uint32_t n = 0;
+  for (auto p : level_pages) n += p;
+  return n;
+}
+
+std::uint32_t IndexGeometry::leaf_of(std::uint64_t position) const {
+  return first_page + static_cast<std::uint32_t>(std::min<std::uint64_t>(position / entries_per_leaf(), leaf_pages - 1));
+}
+
+void IndexGeometry::path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const {
+  // Pages are numbered level by level from the leaves; the parent of page j is page j / fanout of
+  // the level above.
+  std::uint64_t j = std::min<std::uint64_t>(position / entries_per_leaf(), leaf_pages - 1);
+  std::uint32_t ids[16];
+  std::uint32_t level_start = first_page;
+  size_t levels = std::min<size_t>(level_pages.size(), 16);
+  for (size_t l = 0; l < levels; ++l) {
+    ids[l] = level_start + static_cast<std::uint32_t>(std::min<std::uint64_t>(j, level_pages[l] - 1));
+    level_start += level_pages[l];
+    j /= fanout;
+  }
+  for (size_t l = levels; l-- > 0;) out.push_back(ids[l]);
+}
+
+TableShape sysbench_table_shape(std::uint64_t rows, double page_bytes) {
+  TableShape s;
+  s.rows = rows;
+  s.page_bytes = page_bytes;
+  // id INT (4) + k INT (4) + c CHAR(120) + pad CHAR(60), single-byte charset.
+  s.row_bytes = 4 + 4 + 120 + 60 + kRecordHeaderBytes + kClusteredSystemColumnsBytes + kDirectoryBytesPerRecord;
+  // Secondary record: k (4) + primary key id (4) + header.
+  s.secondary_entry_bytes = 4 + 4 + kRecordHeaderBytes + kDirectoryBytesPerRecord;
+  // B-tree leaves filled by random inserts settle near ln 2 = 69 % (Yao 1978); sysbench's prepare
+  // inserts k in random order.
+  s.secondary_fill = std::log(2.0);
+  s.node_pointer_bytes = 4 + kChildPageNumberBytes + kRecordHeaderBytes + kDirectoryBytesPerRecord;
+  return s;
+}
+
+DataLayout::DataLayout(int tables, const TableShape& shape) : page_bytes_(shape.page_bytes) {
+  tables_.resize(tables);
+  std::uint32_t next = 0;
+  for (auto& t : tables_) {
+    t.primary.entries = shape.rows;
+    t.primary.entry_bytes = shape.row_bytes;
+    t.primary.fill = 15.0 / 16.0;  // sequential primary-key inserts leave 1/16 free (InnoDB)
+    build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, next);
+    next += t.primary.pages();
+    t.secondary_k.entries = shape.rows;
+    t.secondary_k.entry_bytes = shape.secondary_entry_bytes;
+    t.secondary_k.fill = shape.secondary_fill;
+    build_index(t.secondary_k, shape.page_bytes, shape.node_pointer_bytes, next);
+    next += t.secondary_k.pages();
+  }
+  total_pages_ = next;
+}
+
+}  // namespace poolsim

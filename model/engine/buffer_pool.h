@@ -1,0 +1,95 @@
+// The InnoDB buffer pool at page level: a free list, the LRU list with InnoDB's midpoint insertion
+// (new pages enter at the head of the "old" sublist, innodb_old_blocks_pct = 37 % of the list; a page
+// in the old sublist moves to the young head only when touched again after innodb_old_blocks_time;
+// a young page moves to the head only when it has drifted into the older part of the young sublist,
+// InnoDB's buf_page_peek_if_too_old), dirty pages and the flush list ordered by first modification.
+//
+// Every page of the data set has a slot (17 bytes): 12M pages (the 186 GB seed) take ~200 MB, so the
+// LRU is exact, not sampled. A hit is a few array operations and no simulation event.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+namespace poolsim {
+
+class BufferPool {
+public:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+
+  BufferPool(std::uint32_t dataset_pages, std::uint32_t frames, double old_ratio, double old_blocks_time_s);
+
+  // Looks the page up; on a hit updates the LRU and returns true.
+  bool touch(std::uint32_t page, double now_s);
+  bool resident(std::uint32_t page) const { return state_[page] & kResident; }
+  bool in_flight(std::uint32_t page) const { return state_[page] & kInFlight; }
+  bool dirty(std::uint32_t page) const { return state_[page] & kDirty; }
+
+  // Frames.
+  std::uint32_t frames() const { return frames_; }
+  std::uint32_t free_frames() const { return free_; }
+  std::uint32_t resident_pages() const { return lru_length_; }
+  // Places a page that is being read at the head of the old sublist (takes a free frame).
+  void insert_reading(std::uint32_t page, double now_s);
+  void read_done(std::uint32_t page) { state_[page] &= ~kInFlight; }
+  // Removes a clean page from the LRU and frees its frame.
+  void evict(std::uint32_t page);
+  // The LRU tail, and walking towards the head (kNone past the end).
+  std::uint32_t lru_tail() const { return tail_; }
+  std::uint32_t lru_previous(std::uint32_t page) const { return prev_[page]; }
+  // A clean, evictable page within `depth` pages of the tail, or kNone.
+  std::uint32_t find_clean_near_tail(std::uint32_t depth) const;
+  // The dirty pages (not being written) within `depth` pages of the tail.
+  void dirty_near_tail(std::uint32_t depth, std::vector<std::uint32_t>& out) const;
+
+  // Dirty pages. `lsn` is the redo position of the first modification since the page was clean.
+  void mark_dirty(std::uint32_t page, std::uint64_t lsn);
+  void mark_clean(std::uint32_t page);
+  // A page being written stays readable but cannot be evicted or written again.
+  void set_write_fix(std::uint32_t page, bool on) { on ? state_[page] |= kWriteFix : state_[page] &= ~kWriteFix; }
+  bool write_fixed(std::uint32_t page) const { return state_[page] & kWriteFix; }
+  std::uint32_t dirty_pages() const { return dirty_count_; }
+  // Oldest modification among dirty pages (kNoLsn when none).
+  static constexpr std::uint64_t kNoLsn = ~0ull;
+  std::uint64_t oldest_modification();
+  // Up to `n` dirty pages in flush-list order whose first modification is at or below `max_lsn`.
+  void oldest_dirty(std::uint32_t n, std::uint64_t max_lsn, std::vector<std::uint32_t>& out);
+  // Dirty pages with first modification at or below `lsn`, counted up to `limit`.
+  std::uint32_t count_dirty_up_to(std::uint64_t lsn, std::uint32_t limit);
+
+  // Counters.
+  struct Counters {
+    std::uint64_t hits = 0, misses = 0, made_young = 0, not_made_young = 0, evictions = 0;
+  };
+  Counters counters;
+
+  // Pre-loads pages without timing (functional warm-up), oldest first.
+  void preload(std::uint32_t page, double now_s);
+
+private:
+  enum : std::uint8_t { kResident = 1, kOld = 2, kDirty = 4, kInFlight = 8, kWriteFix = 16 };
+  void unlink(std::uint32_t page);
+  void link_head(std::uint32_t page);
+  void link_before_old(std::uint32_t page);
+  void rebalance_old();
+
+  std::vector<std::uint32_t> prev_, next_;  // toward head / toward tail
+  std::vector<std::uint8_t> state_;
+  std::vector<float> first_access_s_;        // for old_blocks_time
+  std::vector<std::uint32_t> young_clock_;   // freed_page_clock when last made young
+  std::vector<std::uint32_t> dirty_generation_;
+  struct FlushEntry {
+    std::uint32_t page;
+    std::uint32_t generation;
+    std::uint64_t lsn;
+  };
+  std::deque<FlushEntry> flush_list_;
+
+  std::uint32_t frames_, free_;
+  std::uint32_t head_ = kNone, tail_ = kNone, old_ = kNone;
+  std::uint32_t lru_length_ = 0, old_length_ = 0, dirty_count_ = 0;
+  std::uint32_t freed_page_clock_ = 0;
+  double old_ratio_, old_blocks_time_s_;
+};
+
+}  // namespace poolsim

@@ -1,0 +1,534 @@
+#include "engine/innodb.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace poolsim {
+
+namespace sg = simgrid::s4u;
+
+namespace {
+double now() { return sg::Engine::get_clock(); }
+
+// InnoDB constants (storage/innobase): the doublewrite buffer takes batches of up to 120 pages
+// (2 x 64-page blocks less 8 for single-page flushes); log_free_check forces a synchronous flush
+// when the checkpoint age passes 15/16 of the usable redo ("max_modified_age_sync"), and the page
+// cleaner flushes harder past 7/8 ("max_modified_age_async"); the usable redo is ~90 % of the files.
+constexpr std::uint32_t kDoublewriteBatchPages = 120;
+constexpr double kRedoUsable = 0.9;
+constexpr double kAgeAsync = 7.0 / 8.0;
+constexpr double kAgeSync = 15.0 / 16.0;
+constexpr double kCleanerInterval_s = 1.0;
+constexpr double kLogBlockBytes = 512;  // redo is written in 512-byte blocks
+}  // namespace
+
+void WaitQueue::wait() {
+  waiting_.push_back(sg::Actor::self());
+  sg::this_actor::suspend();
+}
+void WaitQueue::wake_one() {
+  if (waiting_.empty()) return;
+  auto a = waiting_.front();
+  waiting_.pop_front();
+  a->resume();
+}
+void WaitQueue::wake_all() {
+  auto all = std::move(waiting_);
+  waiting_.clear();
+  for (auto& a : all) a->resume();
+}
+
+void GroupCommitLog::write_and_flush(bool fsync) {
+  busy_ = true;
+  std::uint64_t target = lsn_;
+  double bytes = std::ceil(static_cast<double>(target - written_) / kLogBlockBytes) * kLogBlockBytes;
+  if (bytes > 0) {
+    path_.write(offset_ + static_cast<std::uint64_t>(std::fmod(static_cast<double>(written_), capacity_)), bytes);
+    ++writes;
+  }
+  written_ = target;
+  if (fsync) {
+    path_.flush();
+    ++fsyncs;
+    flushed_ = target;
+  }
+  busy_ = false;
+  waiters_.wake_all();
+}
+
+void GroupCommitLog::wait_durable(std::uint64_t lsn) {
+  while (flushed_ < lsn) {
+    if (!busy_) {
+      write_and_flush(true);
+    } else {
+      waiters_.wait();
+    }
+  }
+}
+
+void GroupCommitLog::write_all(bool fsync) {
+  while (busy_) waiters_.wait();
+  if (written_ < lsn_ || (fsync && flushed_ < lsn_)) write_and_flush(fsync);
+}
+
+void ClientThread::settle() {
+  if (pending_delay_s > 0) {
+    breakdown.network_s += pending_delay_s;
+    sg::this_actor::sleep_for(pending_delay_s);
+    pending_delay_s = 0;
+  }
+  if (pending_cpu_s > 0) {
+    double start = now();
+    platform->compute(*node, pending_cpu_s);
+    breakdown.cpu_s += now() - start;
+    pending_cpu_s = 0;
+  }
+}
+
+InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayout& layout, const DatabaseConfig& config,
+                           const ServerProfile& profile, std::uint64_t seed)
+    : platform_(platform), node_(node), layout_(layout), config_(config), profile_(profile),
+      pool_(layout.total_pages(),
+            static_cast<std::uint32_t>(config.buffer_pool_bytes * (1 - config.pool_overhead_ratio) / config.page_bytes),
+            config.old_blocks_ratio, config.old_blocks_time_s),
+      rng_(seed) {
+  // Files on the volume: the tablespaces (page id x 16 KiB), then the doublewrite area, the redo
+  // log and the binary log.
+  std::uint64_t end = page_offset(layout.total_pages());
+  doublewrite_offset_ = end;
+  std::uint64_t redo_offset = doublewrite_offset_ + kDoublewriteBatchPages * 2 * 16384ull;
+  redo_ = std::make_unique<GroupCommitLog>(*node.storage, redo_offset, config.redo_capacity_bytes);
+  binlog_ = std::make_unique<GroupCommitLog>(*node.storage, redo_offset + static_cast<std::uint64_t>(config.redo_capacity_bytes),
+                                             1024.0 * 1024 * 1024);
+}
+
+double InnodbServer::checksum_cpu_s() const {
+  if (config_.checksum == "crc32") return profile_.checksum_crc32_cpu_s;
+  if (config_.checksum == "innodb") return profile_.checksum_innodb_cpu_s;
+  return 0;
+}
+
+void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rng) {
+  // Replays page accesses without timing until the pool is full and has turned over once, so the
+  // timed warm-up starts from a steady LRU instead of an empty pool.
+  std::vector<Statement> statements;
+  std::vector<std::uint32_t> path;
+  const std::uint64_t budget = 4ull * pool_.frames() + 200000;
+  std::uint64_t misses_seen = 0, touches = 0;
+  double t = -1e6;  // long before the simulation starts, so old_blocks_time never blocks
+  while (touches < 40ull * budget) {
+    mix.next(rng, statements);
+    for (const auto& s : statements) {
+      if (s.kind == StatementKind::Begin || s.kind == StatementKind::Commit) continue;
+      const auto& table = layout_.table(static_cast<int>(s.table));
+      path.clear();
+      table.primary.path_to(s.id, path);
+      std::uint32_t leaves = s.rows > 1 ? (s.rows + table.primary.entries_per_leaf() - 1) / table.primary.entries_per_leaf() : 0;
+      for (std::uint32_t l = 1; l <= leaves; ++l) path.push_back(std::min(path.back() + 1, table.primary.first_page + table.primary.leaf_pages - 1));
+      if (s.kind == StatementKind::IndexUpdate || s.kind == StatementKind::Delete || s.kind == StatementKind::Insert)
+        table.secondary_k.path_to(s.k, path);
+      for (auto page : path) {
+        ++touches;
+        t += 1e-3;
+        if (!pool_.resident(page)) ++misses_seen;
+        pool_.preload(page, t);
+      }
+    }
+    if (pool_.resident_pages() >= pool_.frames() && misses_seen >= budget) break;
+    if (pool_.resident_pages() < pool_.frames() && touches > 40ull * budget) break;
+  }
+  pool_.counters = BufferPool::Counters{};
+}
+
+void InnodbServer::start_background() {
+  sg::Actor::create("page-cleaner-" + node_.host->get_name(), node_.host, [this] { page_cleaner_loop(); })->daemonize();
+  if (config_.flush_log_at_trx_commit != 1 || (config_.binlog && config_.sync_binlog != 1)) {
+    // srv_master_thread: once a second the log is written and flushed whatever the commit setting.
+    sg::Actor::create("log-flusher-" + node_.host->get_name(), node_.host, [this] {
+      while (true) {
+        sg::this_actor::sleep_for(kCleanerInterval_s);
+        redo_->write_all(true);
+        if (config_.binlog) binlog_->write_all(config_.sync_binlog != 0);
+      }
+    })->daemonize();
+  }
+}
+
+void InnodbServer::enter_innodb(ClientThread& t) {
+  if (config_.thread_concurrency <= 0) return;
+  if (inside_ < config_.thread_concurrency && concurrency_queue_.empty()) {
+    ++inside_;
+    return;
+  }
+  t.settle();
+  double start = now();
+  concurrency_queue_.push_back(&t);
+  sg::this_actor::suspend();  // exit_innodb hands its slot over and resumes us
+  t.breakdown.queue_s += now() - start;
+}
+
+void InnodbServer::exit_innodb() {
+  if (config_.thread_concurrency <= 0) return;
+  if (!concurrency_queue_.empty()) {
+    ClientThread* next = concurrency_queue_.front();
+    concurrency_queue_.pop_front();
+    next->actor->resume();  // the slot passes to it: inside_ unchanged
+  } else {
+    --inside_;
+  }
+}
+
+void InnodbServer::get_free_frame(ClientThread& t) {
+  if (pool_.free_frames() > 0) return;
+  // buf_LRU_get_free_block: take a clean page from the LRU tail...
+  std::uint32_t victim = pool_.find_clean_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth));
+  if (victim != BufferPool::kNone) {
+    pool_.evict(victim);
+    return;
+  }
+  // ...or flush one dirty page from the tail ourselves (a single-page flush: a free-page wait).
+  std::vector<std::uint32_t> dirty;
+  pool_.dirty_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth), dirty);
+  double start = now();
+  ++counters.free_page_waits;
+  if (!dirty.empty()) {
+    ++counters.single_page_flushes;
+    flush_pages({dirty.front()}, /*evict=*/true);
+  } else {
+    // Everything near the tail is being written or read: wait for the page cleaner's batch.
+    sg::this_actor::sleep_for(1e-4);
+  }
+  t.breakdown.free_page_wait_s += now() - start;
+  if (pool_.free_frames() == 0) get_free_frame(t);
+}
+
+void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
+  t.pending_cpu_s += profile_.page_hit_cpu_s;
+  bool hit = pool_.touch(page, now());
+  if (!hit) {
+    t.settle();
+    get_free_frame(t);  // may block: another thread may have started reading the page meanwhile
+    hit = pool_.resident(page);
+  }
+  if (hit) {
+    if (pool_.in_flight(page)) {
+      // Another thread is reading it: wait for that read (io_fix).
+      t.settle();
+      double start = now();
+      auto it = reading_.find(page);
+      if (it != reading_.end()) it->second->wait();
+      t.breakdown.read_io_s += now() - start;
+    }
+  } else {
+    pool_.insert_reading(page, now());
+    auto waiters = std::make_unique<WaitQueue>();
+    WaitQueue* queue = waiters.get();
+    reading_[page] = std::move(waiters);
+    double start = now();
+    node_.storage->read(page_offset(page), config_.page_bytes);
+    t.breakdown.read_io_s += now() - start;
+    ++counters.page_reads;
+    pool_.read_done(page);
+    auto done = std::move(reading_[page]);
+    reading_.erase(page);
+    queue->wake_all();
+    t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s();
+  }
+  if (modify) pool_.mark_dirty(page, redo_->lsn());
+}
+
+void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
+                                    std::uint32_t extra_leaves) {
+  std::uint32_t path[16];
+  std::vector<std::uint32_t> pages;
+  pages.reserve(8);
+  index.path_to(position, pages);
+  size_t n = std::min<size_t>(pages.size(), 16);
+  for (size_t i = 0; i < n; ++i) path[i] = pages[i];
+  for (size_t i = 0; i < n; ++i) access(t, path[i], modify && i + 1 == n);
+  std::uint32_t last_leaf = index.first_page + index.leaf_pages - 1;
+  for (std::uint32_t l = 1; l <= extra_leaves && path[n - 1] + l <= last_leaf; ++l) access(t, path[n - 1] + l, false);
+}
+
+void InnodbServer::lock_row(ClientThread& t, std::uint64_t key) {
+  auto& lock = locks_[key];
+  if (lock.holder == nullptr || lock.holder == &t) {
+    if (lock.holder == nullptr) t.held_locks.push_back(key);
+    lock.holder = &t;
+    return;
+  }
+  // Deadlock detection: follow the chain of holders; reaching ourselves means a cycle.
+  for (ClientThread* h = lock.holder; h != nullptr; h = h->waiting_for)
+    if (h == &t) {
+      ++counters.deadlocks;
+      t.deadlocked = true;
+      return;
+    }
+  t.settle();
+  ++counters.lock_waits;
+  double start = now();
+  t.waiting_for = lock.holder;
+  lock.waiting.push_back(&t);
+  sg::this_actor::suspend();  // release_locks hands the lock over and resumes us
+  t.waiting_for = nullptr;
+  t.breakdown.lock_wait_s += now() - start;
+}
+
+void InnodbServer::release_locks(ClientThread& t) {
+  for (auto key : t.held_locks) {
+    auto it = locks_.find(key);
+    if (it == locks_.end()) continue;
+    auto& lock = it->second;
+    if (lock.waiting.empty()) {
+      locks_.erase(it);
+      continue;
+    }
+    ClientThread* next = lock.waiting.front();
+    lock.waiting.pop_front();
+    lock.holder = next;
+    next->held_locks.push_back(key);
+    next->actor->resume();
+  }
+  t.held_locks.clear();
+}
+
+void InnodbServer::log_free_check(ClientThread& t) {
+  std::uint64_t oldest = pool_.oldest_modification();
+  if (oldest == BufferPool::kNoLsn) return;
+  double sync_age = config_.redo_capacity_bytes * kRedoUsable * kAgeSync;
+  if (static_cast<double>(redo_->lsn() - oldest) <= sync_age) return;
+  // The redo log is nearly full: wait until the page cleaner has advanced the checkpoint.
+  t.settle();
+  ++counters.sync_flush_waits;
+  double start = now();
+  while (pool_.oldest_modification() != BufferPool::kNoLsn &&
+         static_cast<double>(redo_->lsn() - pool_.oldest_modification()) > sync_age)
+    sync_flush_waiters_.wait();
+  t.breakdown.free_page_wait_s += now() - start;
+}
+
+bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThread& t) {
+  std::uint64_t txn_lsn = 0;
+  bool wrote = false;
+  for (const auto& s : statements) {
+    ++counters.statements;
+    // One round trip per statement: client CPU and the network when clients are remote.
+    if (t.client.remote) {
+      t.pending_delay_s += t.client.round_trip_s + profile_.client_statement_cpu_s;
+    } else {
+      t.pending_cpu_s += profile_.client_statement_cpu_s;
+    }
+    t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
+    if (profile_.serial_section_s > 0) {
+      // A section one thread at a time (global latches): its queueing is a pure delay.
+      double arrival = now();
+      auto slot = serial_section_.book(arrival, profile_.serial_section_s);
+      t.pending_delay_s += slot.start_s - arrival;
+    }
+    if (s.kind == StatementKind::Begin) continue;
+    if (s.kind == StatementKind::Commit) break;
+    enter_innodb(t);
+    const auto& table = layout_.table(static_cast<int>(s.table));
+    if (is_write(s.kind)) {
+      log_free_check(t);
+      lock_row(t, (static_cast<std::uint64_t>(s.table) << 40) | s.id);
+      if (t.deadlocked) {
+        exit_innodb();
+        break;
+      }
+    }
+    switch (s.kind) {
+      case StatementKind::PointSelect: touch_index_path(t, table.primary, s.id, false); break;
+      case StatementKind::SimpleRange:
+      case StatementKind::SumRange:
+      case StatementKind::OrderRange:
+      case StatementKind::DistinctRange: {
+        std::uint32_t per_leaf = table.primary.entries_per_leaf();
+        std::uint32_t extra = static_cast<std::uint32_t>((s.id % per_leaf + s.rows - 1) / per_leaf);
+        touch_index_path(t, table.primary, s.id, false, extra);
+        t.pending_cpu_s += profile_.range_row_cpu_s * s.rows;
+        break;
+      }
+      case StatementKind::IndexUpdate:
+        touch_index_path(t, table.primary, s.id, true);
+        touch_index_path(t, table.secondary_k, s.k, true);  // delete-mark (k) and insert (k+1): one leaf
+        break;
+      case StatementKind::NonIndexUpdate: touch_index_path(t, table.primary, s.id, true); break;
+      case StatementKind::Delete:
+      case StatementKind::Insert:
+        touch_index_path(t, table.primary, s.id, true);
+        touch_index_path(t, table.secondary_k, s.k, true);
+        break;
+      default: break;
+    }
+    if (is_write(s.kind)) {
+      wrote = true;
+      txn_lsn = redo_->append(profile_.redo_bytes_per_row_change);
+    }
+    exit_innodb();
+  }
+  if (t.deadlocked) {
+    // Rolled back: sysbench retries the event (error 1213 is ignored by default).
+    t.deadlocked = false;
+    t.settle();
+    release_locks(t);
+    return false;
+  }
+  t.settle();
+  if (wrote) {
+    double start = now();
+    if (config_.binlog && config_.sync_binlog == 1) {
+      // Two-phase commit: the prepare record is made durable, then the binlog group is fsynced.
+      redo_->wait_durable(txn_lsn);
+      std::uint64_t binlog_pos = binlog_->append(profile_.redo_bytes_per_row_change * 2);
+      binlog_->wait_durable(binlog_pos);
+    } else if (config_.flush_log_at_trx_commit == 1) {
+      redo_->wait_durable(txn_lsn);
+    } else if (config_.binlog) {
+      binlog_->append(profile_.redo_bytes_per_row_change * 2);
+    }
+    t.breakdown.log_fsync_s += now() - start;
+  }
+  release_locks(t);
+  return true;
+}
+
+void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evict) {
+  if (pages.empty()) return;
+  for (auto p : pages) pool_.set_write_fix(p, true);
+  bool doublewrite = config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes());
+  if (doublewrite) {
+    // Pages go first to the doublewrite area in one sequential write per batch, which is fsynced
+    // before the pages are written in place.
+    for (size_t i = 0; i < pages.size(); i += kDoublewriteBatchPages) {
+      size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
+      node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
+      node_.storage->flush();
+      counters.doublewrite_pages += n;
+    }
+  }
+  // Page writes in place, asynchronous (native AIO): a few writer actors share the batch.
+  auto next = std::make_shared<size_t>(0);
+  auto remaining = std::make_shared<size_t>(pages.size());
+  auto done = std::make_shared<WaitQueue>();
+  auto shared_pages = std::make_shared<std::vector<std::uint32_t>>(pages);
+  size_t writers = std::min<size_t>(pages.size(), static_cast<size_t>(std::max(1, config_.write_io_slots)));
+  double cpu = (profile_.page_write_cpu_s + checksum_cpu_s()) * pages.size();
+  platform_.compute(node_, cpu);
+  if (writers == 1) {
+    for (auto p : pages) node_.storage->write(page_offset(p), config_.page_bytes);
+  } else {
+    for (size_t w = 0; w < writers; ++w)
+      sg::Actor::create("page-writer", node_.host, [this, next, remaining, done, shared_pages] {
+        while (*next < shared_pages->size()) {
+          std::uint32_t p = (*shared_pages)[(*next)++];
+          node_.storage->write(page_offset(p), config_.page_bytes);
+          if (--*remaining == 0) done->wake_all();
+        }
+      })->daemonize();
+    while (*remaining > 0) done->wait();
+  }
+  node_.storage->flush();  // fsync the tablespaces after the batch
+  counters.page_writes += pages.size();
+  for (auto p : pages) {
+    pool_.set_write_fix(p, false);
+    pool_.mark_clean(p);
+    if (evict && !pool_.in_flight(p)) pool_.evict(p);
+  }
+  sync_flush_waiters_.wake_all();
+}
+
+void InnodbServer::page_cleaner_loop() {
+  double last_time = now();
+  while (true) {
+    double start = now();
+    // LRU flush: keep lru_scan_depth free pages by flushing dirty pages near the LRU tail.
+    if (pool_.free_frames() < static_cast<std::uint32_t>(config_.lru_scan_depth)) {
+      std::vector<std::uint32_t> tail_dirty;
+      pool_.dirty_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth), tail_dirty);
+      flush_pages(tail_dirty, /*evict=*/true);
+      std::uint32_t want = static_cast<std::uint32_t>(config_.lru_scan_depth);
+      while (pool_.free_frames() < want) {
+        std::uint32_t victim = pool_.find_clean_near_tail(want);
+        if (victim == BufferPool::kNone) break;
+        pool_.evict(victim);
+      }
+    }
+    // Flush list: InnoDB's adaptive flushing (page_cleaner_flush_pages_recommendation).
+    double elapsed = std::max(now() - last_time, 1e-9);
+    last_time = now();
+    std::uint64_t lsn = redo_->lsn();
+    double lsn_rate = (lsn - last_cleaner_lsn_) / elapsed;
+    last_cleaner_lsn_ = lsn;
+    avg_lsn_rate_ = (avg_lsn_rate_ + lsn_rate) / 2;
+    std::uint64_t oldest = pool_.oldest_modification();
+    double age = oldest == BufferPool::kNoLsn ? 0.0 : static_cast<double>(lsn - oldest);
+    double usable = config_.redo_capacity_bytes * kRedoUsable;
+    double async_age = usable * kAgeAsync;
+    double dirty_pct = 100.0 * pool_.dirty_pages() / std::max<double>(1, pool_.frames());
+    double max_dirty_pct = 100.0 * config_.max_dirty_pages_ratio;
+    double lwm_pct = 100.0 * config_.dirty_pages_lwm_ratio;
+    double pct_for_dirty = 0;
+    if (lwm_pct == 0) {
+      pct_for_dirty = dirty_pct >= max_dirty_pct ? 100 : 0;
+    } else if (dirty_pct >= lwm_pct) {
+      pct_for_dirty = dirty_pct * 100 / (max_dirty_pct + 1);
+    }
+    double pct_for_lsn = 0;
+    if (age >= usable * config_.adaptive_flushing_lwm_ratio) {
+      double age_factor = age * 100 / async_age;
+      pct_for_lsn = (config_.io_capacity_max / config_.io_capacity) * (age_factor * std::sqrt(age_factor)) / 7.5;
+    }
+    double pct_total = std::max(pct_for_dirty, pct_for_lsn);
+    // Pages to flush so the oldest modification keeps pace with the redo rate.
+    std::uint64_t target_lsn = oldest == BufferPool::kNoLsn ? lsn : oldest + static_cast<std::uint64_t>(avg_lsn_rate_ * 3);
+    double pages_for_lsn = pool_.count_dirty_up_to(target_lsn, static_cast<std::uint32_t>(config_.io_capacity_max * 3)) / 3.0;
+    double n_pages = (config_.io_capacity * pct_total / 100 + avg_page_rate_ + pages_for_lsn) / 3;
+    n_pages = std::min(n_pages, config_.io_capacity_max);
+    if (age > async_age) n_pages = std::max(n_pages, config_.io_capacity_max);  // flush harder near the sync point
+    if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
+    std::vector<std::uint32_t> batch;
+    pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
+    flush_pages(batch, /*evict=*/false);
+    avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
+    platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
+    // Sleep the rest of the second, unless the redo log needs more flushing now.
+    double spent = now() - start;
+    if (age <= usable * kAgeSync && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
+    else if (batch.empty()) sg::this_actor::sleep_for(1e-3);
+  }
+}
+
+void InnodbServer::reset_counters() {
+  counters = Counters{};
+  pool_.counters = BufferPool::Counters{};
+  redo_->writes = redo_->fsyncs = 0;
+  binlog_->writes = binlog_->fsyncs = 0;
+}
+
+nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transactions) {
+  auto per_txn = [&](double v) { return transactions > 0 ? v / transactions : 0.0; };
+  const auto& c = pool_.counters;
+  double touches = static_cast<double>(c.hits + c.misses);
+  return {{"host", node_.host->get_name()},
+          {"hit_ratio", touches > 0 ? c.hits / touches : 1.0},
+          {"misses_per_txn", per_txn(c.misses)},
+          {"page_reads_per_txn", per_txn(counters.page_reads)},
+          {"page_writes_per_txn", per_txn(counters.page_writes + counters.doublewrite_pages)},
+          {"data_page_writes_per_txn", per_txn(counters.page_writes)},
+          {"doublewrite_pages_per_txn", per_txn(counters.doublewrite_pages)},
+          {"redo_fsyncs_per_txn", per_txn(redo_->fsyncs)},
+          {"binlog_fsyncs_per_txn", per_txn(binlog_->fsyncs)},
+          {"redo_writes_per_s", redo_->writes / elapsed_s},
+          {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
+          {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},
+          {"sync_flush_waits_per_s", counters.sync_flush_waits / elapsed_s},
+          {"lock_waits_per_s", counters.lock_waits / elapsed_s},
+          {"deadlocks_per_s", counters.deadlocks / elapsed_s},
+          {"dirty_pages", pool_.dirty_pages()},
+          {"frames", pool_.frames()},
+          {"dataset_pages", layout_.total_pages()},
+          {"young_per_txn", per_txn(c.made_young)}};
+}
+
+}  // namespace poolsim

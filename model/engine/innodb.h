@@ -1,0 +1,150 @@
+// One database server on a compute node: InnoDB's buffer pool, redo log with group commit, page
+// cleaner, row locks and thread concurrency, executing sysbench statements for client threads.
+#pragma once
+#include <simgrid/s4u.hpp>
+
+#include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/btree.h"
+#include "engine/buffer_pool.h"
+#include "engine/profile.h"
+#include "platform/platform.h"
+#include "workload/sysbench.h"
+
+namespace poolsim {
+
+// Where a transaction's time went (seconds), the latency breakdown of the results.
+struct TxnBreakdown {
+  double cpu_s = 0, read_io_s = 0, network_s = 0, log_fsync_s = 0, lock_wait_s = 0, free_page_wait_s = 0,
+         queue_s = 0;
+  void add(const TxnBreakdown& o) {
+    cpu_s += o.cpu_s; read_io_s += o.read_io_s; network_s += o.network_s; log_fsync_s += o.log_fsync_s;
+    lock_wait_s += o.lock_wait_s; free_page_wait_s += o.free_page_wait_s; queue_s += o.queue_s;
+  }
+};
+
+struct ClientThread;
+
+// Suspended actors waiting for something, woken in FIFO order.
+class WaitQueue {
+public:
+  void wait();
+  void wake_one();
+  void wake_all();
+  bool empty() const { return waiting_.empty(); }
+
+private:
+  std::deque<simgrid::s4u::ActorPtr> waiting_;
+};
+
+// Group commit on a log file: the first committer whose position is not yet durable becomes the
+// leader, writes everything appended so far and fsyncs; those arriving meanwhile wait for the next
+// group.
+class GroupCommitLog {
+public:
+  GroupCommitLog(StoragePath& path, std::uint64_t offset_bytes, double capacity_bytes)
+      : path_(path), offset_(offset_bytes), capacity_(capacity_bytes) {}
+  std::uint64_t append(double bytes) { return lsn_ += static_cast<std::uint64_t>(bytes); }
+  std::uint64_t lsn() const { return lsn_; }
+  // Blocks until everything up to `lsn` is written and flushed.
+  void wait_durable(std::uint64_t lsn);
+  // Writes (and optionally flushes) everything appended; used by the once-per-second flush.
+  void write_all(bool fsync);
+  std::uint64_t writes = 0, fsyncs = 0;
+
+private:
+  void write_and_flush(bool fsync);
+  StoragePath& path_;
+  std::uint64_t offset_;
+  double capacity_;
+  std::uint64_t lsn_ = 0, written_ = 0, flushed_ = 0;
+  bool busy_ = false;
+  WaitQueue waiters_;
+};
+
+class InnodbServer {
+public:
+  InnodbServer(Platform& platform, ComputeNode& node, const DataLayout& layout, const DatabaseConfig& config,
+               const ServerProfile& profile, std::uint64_t seed);
+
+  // Fills the pool without timing by replaying the workload's page accesses (functional warm-up).
+  void functional_warmup(const SysbenchMix& mix, std::mt19937_64& rng);
+  // Starts the page cleaner and the once-per-second log flush.
+  void start_background();
+
+  // Runs one transaction in the calling actor; returns false when it was rolled back (deadlock).
+  bool execute(const std::vector<Statement>& statements, ClientThread& thread);
+
+  void reset_counters();
+  nlohmann::ordered_json report(double elapsed_s, double transactions);
+  BufferPool& pool() { return pool_; }
+
+  struct Counters {
+    std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, single_page_flushes = 0, deadlocks = 0,
+                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0;
+  };
+  Counters counters;
+
+private:
+  friend struct ClientThread;
+  void access(ClientThread& t, std::uint32_t page, bool modify);
+  void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
+                        std::uint32_t extra_leaves = 0);
+  void get_free_frame(ClientThread& t);
+  void lock_row(ClientThread& t, std::uint64_t key);
+  void release_locks(ClientThread& t);
+  void log_free_check(ClientThread& t);
+  void enter_innodb(ClientThread& t);
+  void exit_innodb();
+  // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
+  void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
+  void page_cleaner_loop();
+  double checksum_cpu_s() const;
+  std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * 16384ull; }
+
+  Platform& platform_;
+  ComputeNode& node_;
+  const DataLayout& layout_;
+  DatabaseConfig config_;
+  ServerProfile profile_;
+  BufferPool pool_;
+  std::unique_ptr<GroupCommitLog> redo_, binlog_;
+  std::uint64_t doublewrite_offset_;
+  std::unordered_map<std::uint32_t, std::unique_ptr<WaitQueue>> reading_;  // pages being read
+  struct RowLock {
+    ClientThread* holder = nullptr;
+    std::deque<ClientThread*> waiting;
+  };
+  std::unordered_map<std::uint64_t, RowLock> locks_;
+  int inside_ = 0;  // threads inside InnoDB (innodb_thread_concurrency)
+  std::deque<ClientThread*> concurrency_queue_;
+  WaitQueue sync_flush_waiters_;
+  FcfsServerBank serial_section_{1, FcfsServerBank::Dispatch::SharedQueue};
+  double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
+  std::uint64_t last_cleaner_lsn_ = 0;
+  std::mt19937_64 rng_;
+};
+
+// A client thread (one sysbench thread): its actor, its random stream and its pending work.
+struct ClientThread {
+  ComputeNode* node = nullptr;
+  Platform* platform = nullptr;
+  ClientConfig client;
+  simgrid::s4u::ActorPtr actor;
+  std::mt19937_64 rng;
+  double pending_cpu_s = 0;    // CPU work accumulated since the last wait
+  double pending_delay_s = 0;  // pure delays (round trips, client think) since the last wait
+  TxnBreakdown breakdown;
+  std::vector<std::uint64_t> held_locks;
+  ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)
+  bool deadlocked = false;
+  // Runs the pending delay and CPU work: one timer and one execution, whatever the statements.
+  void settle();
+};
+
+}  // namespace poolsim

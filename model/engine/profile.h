@@ -1,0 +1,62 @@
+// A server version profile: the CPU costs and contention figures of one product and version
+// (MySQL 5.7/8.0, MariaDB 10.x, GreatSQL 5.7/8.0). The numbers come from calibration against
+// measured traces (calibrate/), written to scenarios/profiles/*.yaml with their provenance.
+#pragma once
+#include <array>
+#include <string>
+
+#include "workload/sysbench.h"
+
+namespace poolsim {
+
+struct ServerProfile {
+  std::string name;
+  std::string source;  // which traces or documents the figures come from
+  // CPU per statement on the server, in seconds of a reference core (parse, optimise, execute,
+  // protocol), by statement kind; ranges add per-row costs.
+  std::array<double, kStatementKinds> statement_cpu_s{};
+  double range_row_cpu_s = 0;
+  double page_hit_cpu_s = 0;     // buffer pool lookup and latch per page touched
+  double page_read_cpu_s = 0;    // issuing and completing a read, excluding the checksum
+  double page_write_cpu_s = 0;   // per page written by the page cleaner, excluding the checksum
+  double checksum_crc32_cpu_s = 0;   // per 16 KiB page, innodb_checksum_algorithm=crc32
+  double checksum_innodb_cpu_s = 0;  // per 16 KiB page, the legacy "innodb" algorithm
+  double client_statement_cpu_s = 0; // sysbench and the client library per statement
+  double redo_bytes_per_row_change = 0;
+  double serial_section_s = 0;   // per statement, in a section one thread at a time (global latches)
+  double page_cleaner_batch_cpu_s = 0;
+};
+
+// Where the clients run: on the database host (sharing its cores) or on client hosts across a
+// network with a round trip per statement.
+struct ClientConfig {
+  bool remote = false;
+  double round_trip_s = 0;
+};
+
+// InnoDB and server settings of a scenario (the `database:` section).
+struct DatabaseConfig {
+  std::string profile;
+  double buffer_pool_bytes = 128.0 * 1024 * 1024;
+  double page_bytes = 16384;
+  double old_blocks_ratio = 0.37;
+  double old_blocks_time_s = 1.0;
+  double io_capacity = 200;
+  double io_capacity_max = 2000;
+  int lru_scan_depth = 1024;
+  double max_dirty_pages_ratio = 0.90;
+  double dirty_pages_lwm_ratio = 0.10;
+  double adaptive_flushing_lwm_ratio = 0.10;
+  double redo_capacity_bytes = 2.0 * 48 * 1024 * 1024;
+  int flush_log_at_trx_commit = 1;
+  bool doublewrite = true;
+  bool atomic_writes = false;
+  std::string checksum = "crc32";
+  bool binlog = false;
+  int sync_binlog = 0;
+  int thread_concurrency = 0;
+  int write_io_slots = 64;
+  double pool_overhead_ratio = 0;
+};
+
+}  // namespace poolsim

@@ -1,0 +1,112 @@
+#include "sim/database_run.h"
+
+#include "sim/worker_pool.h"
+
+namespace poolsim {
+
+namespace sg = simgrid::s4u;
+
+DatabaseRun::DatabaseRun(Platform& platform, Measurement& measurement, const Scenario& scenario)
+    : platform_(platform), measurement_(measurement), scenario_(scenario),
+      layout_(scenario.workload.sysbench.tables, sysbench_table_shape(scenario.workload.sysbench.table_size, scenario.database.page_bytes)),
+      mix_(scenario.workload.sysbench) {
+  std::uint64_t seed = scenario.simulation.seed;
+  for (size_t n = 0; n < platform.compute().size(); ++n) {
+    auto& node = platform.compute()[n];
+    servers_.push_back(std::make_unique<InnodbServer>(platform, node, layout_, scenario.database, scenario.profile, seed * 31 + n));
+    std::mt19937_64 warm_rng(seed * 977 + n);
+    servers_.back()->functional_warmup(mix_, warm_rng);
+  }
+}
+
+void DatabaseRun::start() {
+  const auto& w = scenario_.workload;
+  for (size_t n = 0; n < servers_.size(); ++n) {
+    auto& server = *servers_[n];
+    auto& node = platform_.compute()[n];
+    server.start_background();
+    auto make_thread = [&](size_t i) {
+      auto t = std::make_unique<ClientThread>();
+      t->node = &node;
+      t->platform = &platform_;
+      t->client = w.clients;
+      t->rng.seed(scenario_.simulation.seed * 1000003 + n * 7919 + i);
+      threads_.push_back(std::move(t));
+      return threads_.back().get();
+    };
+    if (w.rate_tps > 0) {
+      // sysbench --rate: Poisson arrivals served by at most `threads` threads; latency counts from
+      // the arrival, so queueing for a thread is part of it.
+      auto free_threads = std::make_shared<std::vector<ClientThread*>>();
+      for (int i = 0; i < w.threads; ++i) free_threads->push_back(make_thread(i));
+      auto pool = std::make_shared<WorkerPool>(
+          node.host, "sysbench-" + std::to_string(n),
+          [this, &server, free_threads](double arrival) {
+            ClientThread* t = free_threads->back();
+            free_threads->pop_back();
+            t->actor = sg::Actor::self();
+            std::vector<Statement> statements;
+            mix_.next(t->rng, statements);
+            t->breakdown = TxnBreakdown{};
+            while (!server.execute(statements, *t)) ++rollbacks_;
+            measurement_.complete(sg::Engine::get_clock() - arrival);
+            if (measurement_.measuring) breakdown_.add(t->breakdown);
+            free_threads->push_back(t);
+          },
+          static_cast<size_t>(w.threads));
+      auto seed = scenario_.simulation.seed * 104729 + n;
+      sg::Actor::create("sysbench-rate-" + std::to_string(n), node.host, [pool, seed, rate = w.rate_tps] {
+        std::mt19937_64 rng(seed);
+        std::exponential_distribution<double> gap(rate);
+        while (true) {
+          sg::this_actor::sleep_for(gap(rng));
+          pool->submit(sg::Engine::get_clock());
+        }
+      })->daemonize();
+      continue;
+    }
+    for (int i = 0; i < w.threads; ++i) {
+      ClientThread* t = make_thread(i);
+      t->actor = sg::Actor::create("sysbench-" + std::to_string(n) + "-" + std::to_string(i), node.host,
+                                   [this, t, &server] { client_loop(*t, server); });
+      t->actor->daemonize();
+    }
+  }
+}
+
+void DatabaseRun::client_loop(ClientThread& t, InnodbServer& server) {
+  std::vector<Statement> statements;
+  while (true) {
+    mix_.next(t.rng, statements);
+    double start = sg::Engine::get_clock();
+    t.breakdown = TxnBreakdown{};
+    // A rolled-back event (deadlock) is re-run; sysbench keeps its latency timer running.
+    while (!server.execute(statements, t)) ++rollbacks_;
+    measurement_.complete(sg::Engine::get_clock() - start);
+    if (measurement_.measuring) breakdown_.add(t.breakdown);
+  }
+}
+
+void DatabaseRun::reset_counters() {
+  breakdown_ = TxnBreakdown{};
+  rollbacks_ = 0;
+  for (auto& s : servers_) s->reset_counters();
+}
+
+void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
+  double txns = static_cast<double>(measurement_.operations);
+  double per = txns > 0 ? 1e3 / txns : 0;  // ms per transaction
+  out["breakdown_ms"] = {{"cpu", breakdown_.cpu_s * per},
+                         {"read_io", breakdown_.read_io_s * per},
+                         {"network", breakdown_.network_s * per},
+                         {"log_fsync", breakdown_.log_fsync_s * per},
+                         {"lock_wait", breakdown_.lock_wait_s * per},
+                         {"free_page_wait", breakdown_.free_page_wait_s * per},
+                         {"concurrency_queue", breakdown_.queue_s * per}};
+  out["rollbacks_per_s"] = rollbacks_ / elapsed_s;
+  auto servers = nlohmann::ordered_json::array();
+  for (const auto& s : servers_) servers.push_back(s->report(elapsed_s, txns / servers_.size()));
+  out["innodb"] = servers;
+}
+
+}  // namespace poolsim

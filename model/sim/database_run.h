@@ -1,0 +1,38 @@
+// A sysbench run against InnoDB servers: one server per compute node, its client threads, the
+// functional warm-up, and the database figures of the results.
+#pragma once
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "engine/btree.h"
+#include "engine/innodb.h"
+#include "platform/platform.h"
+#include "sim/measurement.h"
+#include "workload/sysbench.h"
+
+namespace poolsim {
+
+class DatabaseRun {
+public:
+  DatabaseRun(Platform& platform, Measurement& measurement, const Scenario& scenario);
+  void start();
+  void reset_counters();
+  // Adds tps/qps/latency, the breakdown and the InnoDB figures to `out`.
+  void report(nlohmann::ordered_json& out, double elapsed_s) const;
+  const SysbenchMix& mix() const { return mix_; }
+
+private:
+  void client_loop(ClientThread& thread, InnodbServer& server);
+  Platform& platform_;
+  Measurement& measurement_;
+  const Scenario& scenario_;
+  DataLayout layout_;
+  SysbenchMix mix_;
+  std::vector<std::unique_ptr<InnodbServer>> servers_;
+  std::vector<std::unique_ptr<ClientThread>> threads_;
+  TxnBreakdown breakdown_;  // summed over measured transactions
+  std::uint64_t rollbacks_ = 0;
+};
+
+}  // namespace poolsim
