@@ -15,7 +15,7 @@ namespace {
 constexpr int kExitBadInput = 2;
 constexpr int kExitSimulationFailed = 3;
 
-const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/examples/fio-randread.yaml";
+const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
                  const std::string& out_path, int jobs) {

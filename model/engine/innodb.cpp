@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 
 namespace poolsim {
 
@@ -20,6 +21,7 @@ constexpr double kAgeAsync = 7.0 / 8.0;
 constexpr double kAgeSync = 15.0 / 16.0;
 constexpr double kCleanerInterval_s = 1.0;
 constexpr double kLogBlockBytes = 512;  // redo is written in 512-byte blocks
+constexpr double kLruRetry_s = 100e-6;   // a short back-off of the LRU flusher when nothing was freed
 }  // namespace
 
 void WaitQueue::wait() {
@@ -92,6 +94,8 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
             static_cast<std::uint32_t>(config.buffer_pool_bytes * (1 - config.pool_overhead_ratio) / config.page_bytes),
             config.old_blocks_ratio, config.old_blocks_time_s),
       rng_(seed) {
+  cleaner_mutex_ = sg::Mutex::create();
+  cleaner_wakeup_ = sg::ConditionVariable::create();
   // Files on the volume: the tablespaces (page id x 16 KiB), then the doublewrite area, the redo
   // log and the binary log.
   std::uint64_t end = page_offset(layout.total_pages());
@@ -113,10 +117,10 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
   // timed warm-up starts from a steady LRU instead of an empty pool.
   std::vector<Statement> statements;
   std::vector<std::uint32_t> path;
-  const std::uint64_t budget = 4ull * pool_.frames() + 200000;
+  const std::uint64_t budget = pool_.frames() + 200000;
   std::uint64_t misses_seen = 0, touches = 0;
   double t = -1e6;  // long before the simulation starts, so old_blocks_time never blocks
-  while (touches < 40ull * budget) {
+  while (touches < 64ull * budget) {
     mix.next(rng, statements);
     for (const auto& s : statements) {
       if (s.kind == StatementKind::Begin || s.kind == StatementKind::Commit) continue;
@@ -135,13 +139,13 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
       }
     }
     if (pool_.resident_pages() >= pool_.frames() && misses_seen >= budget) break;
-    if (pool_.resident_pages() < pool_.frames() && touches > 40ull * budget) break;
   }
   pool_.counters = BufferPool::Counters{};
 }
 
 void InnodbServer::start_background() {
   sg::Actor::create("page-cleaner-" + node_.host->get_name(), node_.host, [this] { page_cleaner_loop(); })->daemonize();
+  sg::Actor::create("lru-flusher-" + node_.host->get_name(), node_.host, [this] { lru_flusher_loop(); })->daemonize();
   if (config_.flush_log_at_trx_commit != 1 || (config_.binlog && config_.sync_binlog != 1)) {
     // srv_master_thread: once a second the log is written and flushed whatever the commit setting.
     sg::Actor::create("log-flusher-" + node_.host->get_name(), node_.host, [this] {
@@ -186,20 +190,21 @@ void InnodbServer::get_free_frame(ClientThread& t) {
     pool_.evict(victim);
     return;
   }
-  // ...or flush one dirty page from the tail ourselves (a single-page flush: a free-page wait).
-  std::vector<std::uint32_t> dirty;
-  pool_.dirty_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth), dirty);
+  // ...otherwise wait while the page cleaner's LRU flush writes dirty tail pages and frees them
+  // (MySQL 8.0 / MariaDB 10.5+; the free-page wait of the breakdown).
   double start = now();
   ++counters.free_page_waits;
-  if (!dirty.empty()) {
-    ++counters.single_page_flushes;
-    flush_pages({dirty.front()}, /*evict=*/true);
-  } else {
-    // Everything near the tail is being written or read: wait for the page cleaner's batch.
-    sg::this_actor::sleep_for(1e-4);
+  while (pool_.free_frames() == 0) {
+    victim = pool_.find_clean_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth));
+    if (victim != BufferPool::kNone) {
+      pool_.evict(victim);
+      break;
+    }
+    cleaner_requested_ = true;
+    cleaner_wakeup_->notify_one();
+    free_frame_waiters_.wait();
   }
   t.breakdown.free_page_wait_s += now() - start;
-  if (pool_.free_frames() == 0) get_free_frame(t);
 }
 
 void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
@@ -438,22 +443,24 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   sync_flush_waiters_.wake_all();
 }
 
+void InnodbServer::lru_flush_batch() {
+  // Keep lru_scan_depth free pages: free the clean pages near the tail, write and free the dirty ones.
+  std::uint32_t want = static_cast<std::uint32_t>(config_.lru_scan_depth);
+  std::vector<std::uint32_t> tail_dirty;
+  pool_.dirty_near_tail(want, tail_dirty);
+  flush_pages(tail_dirty, /*evict=*/true);
+  while (pool_.free_frames() < want) {
+    std::uint32_t victim = pool_.find_clean_near_tail(want);
+    if (victim == BufferPool::kNone) break;
+    pool_.evict(victim);
+  }
+  free_frame_waiters_.wake_all();
+}
+
 void InnodbServer::page_cleaner_loop() {
   double last_time = now();
   while (true) {
     double start = now();
-    // LRU flush: keep lru_scan_depth free pages by flushing dirty pages near the LRU tail.
-    if (pool_.free_frames() < static_cast<std::uint32_t>(config_.lru_scan_depth)) {
-      std::vector<std::uint32_t> tail_dirty;
-      pool_.dirty_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth), tail_dirty);
-      flush_pages(tail_dirty, /*evict=*/true);
-      std::uint32_t want = static_cast<std::uint32_t>(config_.lru_scan_depth);
-      while (pool_.free_frames() < want) {
-        std::uint32_t victim = pool_.find_clean_near_tail(want);
-        if (victim == BufferPool::kNone) break;
-        pool_.evict(victim);
-      }
-    }
     // Flush list: InnoDB's adaptive flushing (page_cleaner_flush_pages_recommendation).
     double elapsed = std::max(now() - last_time, 1e-9);
     last_time = now();
@@ -489,13 +496,36 @@ void InnodbServer::page_cleaner_loop() {
     if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
     std::vector<std::uint32_t> batch;
     pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
-    flush_pages(batch, /*evict=*/false);
+    // Written in chunks, as InnoDB writes doublewrite-sized batches.
+    for (size_t i = 0; i < batch.size(); i += kDoublewriteBatchPages) {
+      std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
+      flush_pages(chunk, /*evict=*/false);
+    }
     avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
     platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     // Sleep the rest of the second, unless the redo log needs more flushing now.
     double spent = now() - start;
     if (age <= usable * kAgeSync && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
     else if (batch.empty()) sg::this_actor::sleep_for(1e-3);
+  }
+}
+
+void InnodbServer::lru_flusher_loop() {
+  // LRU flushing runs beside flush-list flushing (as with several page cleaner threads): once a
+  // second, and at once when a thread finds no free page, until threads have free pages again.
+  while (true) {
+    if (!cleaner_requested_) {
+      std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);
+      cleaner_wakeup_->wait_for(lock, kCleanerInterval_s);
+    }
+    cleaner_requested_ = false;
+    // Keep flushing while threads wait for a free page; when the tail is all being written by the
+    // flush-list flush, let those writes finish first.
+    do {
+      std::uint32_t before = pool_.free_frames();
+      if (before < static_cast<std::uint32_t>(config_.lru_scan_depth)) lru_flush_batch();
+      if (pool_.free_frames() <= before && !free_frame_waiters_.empty()) sg::this_actor::sleep_for(kLruRetry_s);
+    } while (!free_frame_waiters_.empty());
   }
 }
 

@@ -103,7 +103,10 @@ private:
   void exit_innodb();
   // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
   void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
+  // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
+  void lru_flush_batch();
   void page_cleaner_loop();
+  void lru_flusher_loop();
   double checksum_cpu_s() const;
   std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * 16384ull; }
 
@@ -124,6 +127,10 @@ private:
   int inside_ = 0;  // threads inside InnoDB (innodb_thread_concurrency)
   std::deque<ClientThread*> concurrency_queue_;
   WaitQueue sync_flush_waiters_;
+  WaitQueue free_frame_waiters_;                  // threads waiting for the LRU flush to free a page
+  simgrid::s4u::MutexPtr cleaner_mutex_;
+  simgrid::s4u::ConditionVariablePtr cleaner_wakeup_;  // user threads short of free pages wake the cleaner
+  bool cleaner_requested_ = false;
   FcfsServerBank serial_section_{1, FcfsServerBank::Dispatch::SharedQueue};
   double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
   std::uint64_t last_cleaner_lsn_ = 0;

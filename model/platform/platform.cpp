@@ -56,7 +56,8 @@ public:
     auto [member, device_offset] = locate(offset);
     double at_target = now() + one_way_s_;
     double processed = target(*member.node, at_target);
-    double done = member.device->read(processed, device_offset, bytes);
+    double done = book_striped(offset, bytes, processed, /*write=*/false);
+    (void)device_offset;
     t.network_s += one_way_s_;
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
@@ -76,7 +77,8 @@ public:
     double at_target = now() + extra_round_trip;
     t.network_s += extra_round_trip;
     double processed = target(*member.node, at_target);
-    double done = member.device->write(processed, device_offset, bytes);
+    double done = book_striped(offset, bytes, processed, /*write=*/true);
+    (void)device_offset;
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
     double completed = done + one_way_s_;
@@ -119,6 +121,21 @@ private:
     Member& m = members_[stripe % members_.size()];
     std::uint64_t device_offset = (stripe / members_.size()) * stripe_bytes_ + offset % stripe_bytes_;
     return {m, device_offset};
+  }
+
+  // An IO larger than the stripe unit is split across the members it spans (RAID0); the pieces are
+  // served in parallel and the IO completes with the last.
+  double book_striped(std::uint64_t offset, double bytes, double at_s, bool write) {
+    double done = at_s;
+    std::uint64_t end = offset + static_cast<std::uint64_t>(bytes);
+    for (std::uint64_t piece = offset; piece < end;) {
+      std::uint64_t piece_end = std::min(end, (piece / stripe_bytes_ + 1) * stripe_bytes_);
+      auto [m, device_offset] = locate(piece);
+      double n = static_cast<double>(piece_end - piece);
+      done = std::max(done, write ? m.device->write(at_s, device_offset, n) : m.device->read(at_s, device_offset, n));
+      piece = piece_end;
+    }
+    return done;
   }
 
   void initiator(IoTiming& t) {
