@@ -405,6 +405,22 @@ class Server:
         self.proc = None
 
 
+def preload(args, srv):
+    """Read every table's clustered and secondary index once (in parallel),
+    so a pool bigger than the data starts the warm-up already full."""
+    procs = []
+    for i in range(1, args.tables + 1):
+        q = ("SELECT SUM(LENGTH(c)) FROM sbtest%d FORCE INDEX (PRIMARY); "
+             "SELECT SUM(k) FROM sbtest%d FORCE INDEX (k_%d);" % (i, i, i))
+        procs.append(subprocess.Popen(
+            [MARIADB, "--no-defaults", "-S", srv.sock, "-N", "-B", "-u", "root",
+             DB_NAME, "-e", q], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+    for p in procs:
+        _, err = p.communicate(timeout=1800)
+        if p.returncode != 0:
+            raise RuntimeError("preload failed: %s" % err.decode()[-500:])
+
+
 # ---------------------------------------------------------------- sysbench
 
 def sysbench_cmd(args, srv, threads, seconds, action="run"):
@@ -522,9 +538,13 @@ def fio_summary(path):
     side = job["read"] if job["read"]["io_bytes"] > 0 else job["write"]
     lat = side.get("lat_ns") or {}
     pct = (side.get("clat_ns") or {}).get("percentile", {})
-    return {"iops": round(side["iops"], 1),
-            "lat_mean_us": round(lat.get("mean", 0) / 1000.0, 1),
-            "clat_p99_us": round(pct.get("99.000000", 0) / 1000.0, 1)}
+    out = {"iops": round(side["iops"], 1),
+           "lat_mean_us": round(lat.get("mean", 0) / 1000.0, 1),
+           "clat_p99_us": round(pct.get("99.000000", 0) / 1000.0, 1)}
+    sync = (job.get("sync") or {}).get("lat_ns") or {}
+    if sync.get("N"):
+        out["fsync_mean_us"] = round(sync["mean"] / 1000.0, 1)
+    return out
 
 
 # ---------------------------------------------------------------- data set
@@ -681,6 +701,14 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
     try:
         version = srv.sql("SELECT VERSION()").stdout.strip()
         wt = args.warmup_threads or max(threads, 16)
+        preload_s = None
+        if args.preload == "always" or (
+                args.preload == "auto" and dataset.get("sbtest_bytes")
+                and bp >= dataset["sbtest_bytes"]):
+            log("%s: preload (full scans of every table and index)" % name)
+            t0 = time.time()
+            preload(args, srv)
+            preload_s = round(time.time() - t0, 1)
         if args.warmup > 0:
             log("%s: warm-up %ds, %d threads" % (name, args.warmup, wt))
             rc, _ = run_sysbench(sysbench_cmd(args, srv, wt, args.warmup),
@@ -750,6 +778,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             "location": loc,
             "quiet_wait_s": waited,
             "other_cpu_pct_at_start": quiet_pct,
+            "preload_s": preload_s,
             "warmup_s": args.warmup,
             "warmup_threads": wt if args.warmup > 0 else 0,
             "pool_pages_data_before": int(pages_data) if pages_data else None,
@@ -816,7 +845,11 @@ def status_tsv(path):
 
 
 def report(args):
-    """Print a table of the traces under --out."""
+    """Print a table of the traces under --out (and of its fio results)."""
+    for fd in sorted(os.listdir(args.out)):
+        if fd.startswith("fio-") and os.path.isdir(os.path.join(args.out, fd)):
+            for fn in sorted(os.listdir(os.path.join(args.out, fd))):
+                print("%s/%s %s" % (fd, fn, fio_summary(os.path.join(args.out, fd, fn))))
     rows = []
     for name in sorted(os.listdir(args.out)):
         mp = os.path.join(args.out, name, "meta.yaml")
@@ -882,6 +915,9 @@ def main(argv=None):
     ap.add_argument("--quiet-threshold", type=float, default=15.0, metavar="PCT")
     ap.add_argument("--duration", type=int, default=45, help="measured run, s")
     ap.add_argument("--warmup", type=int, default=30, help="warm-up run, s (0 = none)")
+    ap.add_argument("--preload", choices=["auto", "always", "never"], default="auto",
+                    help="before the warm-up, scan every table and index; auto = only when "
+                         "the pool is at least as big as the sbtest tables")
     ap.add_argument("--warmup-threads", type=int, default=0,
                     help="warm-up threads (0 = max(threads, 16))")
     ap.add_argument("--test", default="oltp_read_write")
