@@ -237,7 +237,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
     auto done = std::move(reading_[page]);
     reading_.erase(page);
     queue->wake_all();
-    t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s();
+    t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
   }
   if (modify) pool_.mark_dirty(page, redo_->lsn());
 }
@@ -314,6 +314,8 @@ void InnodbServer::log_free_check(ClientThread& t) {
 
 bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThread& t) {
   std::uint64_t txn_lsn = 0;
+  double excess_threads = std::max(0, client_threads_ - node_.host->get_core_count());
+  t.pending_cpu_s += profile_.oversubscription_cpu_s * excess_threads;
   bool wrote = false;
   for (const auto& s : statements) {
     ++counters.statements;
@@ -409,6 +411,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
       size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
       node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
       node_.storage->flush();
+      ++counters.data_fsyncs;
       counters.doublewrite_pages += n;
     }
   }
@@ -418,7 +421,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   auto done = std::make_shared<WaitQueue>();
   auto shared_pages = std::make_shared<std::vector<std::uint32_t>>(pages);
   size_t writers = std::min<size_t>(pages.size(), static_cast<size_t>(std::max(1, config_.write_io_slots)));
-  double cpu = (profile_.page_write_cpu_s + checksum_cpu_s()) * pages.size();
+  double cpu = (profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s()) * pages.size();
   platform_.compute(node_, cpu);
   if (writers == 1) {
     for (auto p : pages) node_.storage->write(page_offset(p), config_.page_bytes);
@@ -434,6 +437,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     while (*remaining > 0) done->wait();
   }
   node_.storage->flush();  // fsync the tablespaces after the batch
+  ++counters.data_fsyncs;
   counters.page_writes += pages.size();
   for (auto p : pages) {
     pool_.set_write_fix(p, false);
@@ -533,6 +537,7 @@ void InnodbServer::reset_counters() {
   counters = Counters{};
   pool_.counters = BufferPool::Counters{};
   redo_->writes = redo_->fsyncs = 0;
+  lsn_at_reset_ = redo_->lsn();
   binlog_->writes = binlog_->fsyncs = 0;
 }
 
@@ -549,6 +554,8 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"doublewrite_pages_per_txn", per_txn(counters.doublewrite_pages)},
           {"redo_fsyncs_per_txn", per_txn(redo_->fsyncs)},
           {"binlog_fsyncs_per_txn", per_txn(binlog_->fsyncs)},
+          {"fsyncs_per_txn", per_txn(redo_->fsyncs + binlog_->fsyncs + counters.data_fsyncs)},
+          {"redo_bytes_per_txn", per_txn(static_cast<double>(redo_->lsn() - lsn_at_reset_))},
           {"redo_writes_per_s", redo_->writes / elapsed_s},
           {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
           {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},

@@ -79,6 +79,8 @@ public:
 
   // Runs one transaction in the calling actor; returns false when it was rolled back (deadlock).
   bool execute(const std::vector<Statement>& statements, ClientThread& thread);
+  // Client threads on this server (for the oversubscription cost).
+  void set_client_threads(int threads) { client_threads_ = threads; }
 
   void reset_counters();
   nlohmann::ordered_json report(double elapsed_s, double transactions);
@@ -86,7 +88,7 @@ public:
 
   struct Counters {
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, single_page_flushes = 0, deadlocks = 0,
-                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0;
+                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0;
   };
   Counters counters;
 
@@ -133,6 +135,8 @@ private:
   bool cleaner_requested_ = false;
   FcfsServerBank serial_section_{1, FcfsServerBank::Dispatch::SharedQueue};
   double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
+  std::uint64_t lsn_at_reset_ = 0;
+  int client_threads_ = 1;
   std::uint64_t last_cleaner_lsn_ = 0;
   std::mt19937_64 rng_;
 };

@@ -24,6 +24,9 @@ struct ServerProfile {
   double client_statement_cpu_s = 0; // sysbench and the client library per statement
   double redo_bytes_per_row_change = 0;
   double serial_section_s = 0;   // per statement, in a section one thread at a time (global latches)
+  // CPU per transaction for each client thread beyond the cores: context switches and spin-waits
+  // grow when runnable threads outnumber cores (fitted contention coefficient).
+  double oversubscription_cpu_s = 0;
   double page_cleaner_batch_cpu_s = 0;
 };
 

@@ -34,7 +34,8 @@ struct DeviceSpec {
   bool power_loss_protection = false; // PLP: a flush need not wait for the buffer to drain
   bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
   bool exponential_service = false;   // service times exponential around their mean (queueing studies)
-  bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
+  bool shared_queue = false;
+  double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO          // the first free unit serves (M/M/c) instead of the unit by address
 
   // Derived figures.
   double unit_read_service_s(double bytes) const;  // time one unit is busy for a read of `bytes`

@@ -19,6 +19,7 @@ public:
   IoTiming flush() override { return wait(device_.flush(now())); }
   double capacity_bytes() const override { return device_.spec().capacity_bytes; }
   bool atomic_writes() const override { return device_.spec().atomic_writes; }
+  double host_cpu_per_io_s() const override { return device_.spec().host_cpu_per_io_s; }
 
 private:
   IoTiming wait(double done_s) {

@@ -35,6 +35,8 @@ public:
   virtual IoTiming flush() = 0;
   virtual double capacity_bytes() const = 0;
   virtual bool atomic_writes() const = 0;
+  // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
+  virtual double host_cpu_per_io_s() const { return 0; }
 };
 
 // A link (one direction of a port) whose bytes poolsim counts for utilisation.

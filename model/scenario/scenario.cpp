@@ -32,6 +32,7 @@ SpecPtr device_spec() {
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
+      {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
       {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
 }
@@ -51,6 +52,7 @@ SpecPtr build_scenario_schema() {
            {"core_speed", with_default(real(0.0, 100.0, "Core speed relative to the calibration host's core", true), "1.0")},
            {"frequency", quantity(Dimension::Hertz, 0.0, std::nullopt, "Nominal clock (informative)", true)},
            {"memory", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Memory per compute node", true), "24GiB")},
+           {"background_load", with_default(real(0.0, 4096.0, "Cores kept busy by other processes (a measured neighbour load)"), "0")},
        }, "Compute nodes (database servers, no local data disk in pool mode)")},
       {"storage", map({
            {"kind", with_default(one_of({"local", "pool"}, "local: a device in each compute node; pool: a striped volume on storage nodes over the fabric"), "local")},
@@ -277,6 +279,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.compute.core_speed = c["core_speed"].as<double>();
   if (c["frequency"]) s.compute.frequency_hz = q(c["frequency"], Dimension::Hertz);
   s.compute.memory_bytes = q(c["memory"], Dimension::Bytes);
+  s.compute.background_cores = c["background_load"].as<double>();
 
   const auto& st = doc["storage"];
   s.storage.kind = st["kind"].Scalar();
@@ -458,6 +461,7 @@ SpecPtr build_profile_schema() {
            {"client_statement", us("sysbench and client library per statement (on the client's host)")},
            {"page_cleaner_batch", us("Page cleaner bookkeeping per second")},
        }, "CPU costs in seconds of a reference core"))},
+      {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -508,6 +512,7 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.client_statement_cpu_s = q(cpu["client_statement"], Dimension::Seconds);
   p.page_cleaner_batch_cpu_s = q(cpu["page_cleaner_batch"], Dimension::Seconds);
   p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);
+  p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
   return p;
 }
@@ -544,6 +549,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.atomic_writes = n["atomic_writes"].as<bool>();
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
+  d.host_cpu_per_io_s = q(n["host_cpu_per_io"], Dimension::Seconds);
   return d;
 }
 

@@ -22,6 +22,7 @@ struct ComputeConfig {
   double core_speed = 1.0;  // relative to the core the CPU costs were calibrated on
   double frequency_hz = 0;  // informative
   double memory_bytes = 0;
+  double background_cores = 0;  // CPU taken by other processes (validation against loaded traces)
 };
 
 struct StorageNodeConfig {

@@ -25,6 +25,7 @@ void DatabaseRun::start() {
     auto& server = *servers_[n];
     auto& node = platform_.compute()[n];
     server.start_background();
+    server.set_client_threads(w.threads);
     auto make_thread = [&](size_t i) {
       auto t = std::make_unique<ClientThread>();
       t->node = &node;

@@ -109,6 +109,16 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   } else {
     start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
   }
+  // Other processes on the compute nodes: actors that keep `background_cores` cores busy.
+  for (auto& node : platform.compute()) {
+    double load = scenario.compute.background_cores;
+    for (int i = 0; load > 1e-9; ++i, load -= 1.0) {
+      double share = std::min(1.0, load);
+      sg::Actor::create("background-" + std::to_string(i), node.host, [share, speed = node.host->get_speed()] {
+        while (true) sg::this_actor::exec_init(speed)->set_bound(share * speed)->wait();
+      })->daemonize();
+    }
+  }
   auto& first = platform.compute().front();
   sg::Actor::create("controller", first.host, [&] { controller(platform, measurement, state, scenario.simulation); });
   engine.run();

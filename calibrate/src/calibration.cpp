@@ -1,0 +1,271 @@
+#include "calibration.h"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/units.h"
+#include "scenario/scenario.h"
+
+namespace poolsim {
+
+namespace {
+
+// Relative CPU weights of the statement kinds. One sysbench mix cannot separate them, so the fit
+// scales this shape (assumed, U: point select as the unit; ranges read 100 rows, ORDER BY sorts,
+// DISTINCT builds a temporary table; writes modify a record and its undo).
+const std::map<std::string, double> kStatementShape = {
+    {"begin", 0.4}, {"commit", 0.8}, {"point_select", 1.0}, {"simple_range", 1.5}, {"sum_range", 1.5},
+    {"order_range", 2.0}, {"distinct_range", 2.25}, {"index_update", 1.5}, {"non_index_update", 1.5},
+    {"delete", 1.25}, {"insert", 1.5}};
+
+double capture_value(const Trace& t, const char* key) {
+  auto c = t.meta["capture"];
+  if (!c || !c[key]) return std::nan("");
+  return c[key].as<double>();
+}
+
+int row_changes_per_txn(const Trace& t) {
+  std::string test = t.meta["workload"]["test"].Scalar();
+  if (test == "oltp_read_only" || test == "oltp_point_select") return 0;
+  return 4;  // index update, non-index update, delete, insert
+}
+
+double statements_per_txn(const Trace& t) {
+  const auto& s = t.sysbench;
+  return (s.read_queries + s.write_queries + s.other_queries) / std::max<double>(1, s.transactions);
+}
+
+double shape_units_per_txn(const Trace& t) {
+  // The mix of the trace's test, in shape units (sysbench 1.0.20 defaults).
+  SysbenchOptions o;
+  o.test = t.meta["workload"]["test"].Scalar();
+  o.table_size = 1000;
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(1);
+  std::vector<Statement> statements;
+  mix.next(rng, statements);
+  double units = 0;
+  for (const auto& s : statements) units += kStatementShape.at(statement_name(s.kind));
+  return units;
+}
+
+std::string fmt_us(double seconds) {
+  std::ostringstream out;
+  out << std::setprecision(4) << seconds * 1e6 << "us";
+  return out.str();
+}
+
+}  // namespace
+
+std::string device_name_for(const Trace& t) {
+  std::string kind = t.meta["storage"]["kind"].Scalar();
+  std::string set = std::filesystem::path(t.dir).parent_path().filename().string();
+  return set + "-" + kind;
+}
+
+CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name) {
+  if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
+  // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
+  //    server process's measured CPU time. Ordinary least squares with Eigen.
+  std::vector<const Trace*> usable;
+  for (const auto& t : traces)
+    if (!std::isnan(capture_value(t, "mariadbd_cpu_pct")) && t.sysbench.tps > 0) usable.push_back(&t);
+  if (usable.empty())
+    throw InputError({traces.front().dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
+                     "no trace records the server's CPU use; the fit needs it");
+  const int n = static_cast<int>(usable.size());
+  // Columns: S, one per-IO host CPU per storage kind (reads + page writes through that device's
+  // kernel path), and the server's own CPU per page written.
+  std::vector<std::string> kinds;
+  for (const auto* t : usable) {
+    std::string k = device_name_for(*t);
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+  }
+  const int columns = 2 + static_cast<int>(kinds.size());  // + client threads beyond the cores
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    const Trace& t = *usable[i];
+    double cores = t.meta["host"]["cores"].as<double>();
+    y(i) = capture_value(t, "mariadbd_cpu_pct") / 100.0 * cores / t.sysbench.tps;
+    X(i, 0) = 1;
+    int k = static_cast<int>(std::find(kinds.begin(), kinds.end(), device_name_for(t)) - kinds.begin());
+    X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) + t.per_txn("Innodb_pages_written").value_or(0) +
+                  t.per_txn("Innodb_dblwr_pages_written").value_or(0);
+    X(i, columns - 1) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
+  }
+  // Drop columns without variation (all cached: no IO to fit) and keep coefficients >= 0.
+  std::vector<int> active = {0};
+  for (int c = 1; c < columns; ++c)
+    if (X.col(c).cwiseAbs().maxCoeff() > 1e-9) active.push_back(c);
+  Eigen::VectorXd beta = Eigen::VectorXd::Zero(columns), sigma = Eigen::VectorXd::Zero(columns);
+  double rms = 0;
+  for (int attempt = 0; attempt < columns; ++attempt) {
+    Eigen::MatrixXd A(n, active.size());
+    for (size_t j = 0; j < active.size(); ++j) A.col(j) = X.col(active[j]);
+    Eigen::VectorXd b = A.colPivHouseholderQr().solve(y);
+    Eigen::VectorXd residual = y - A * b;
+    int dof = std::max(1, n - static_cast<int>(active.size()));
+    double s2 = residual.squaredNorm() / dof;
+    rms = std::sqrt(residual.squaredNorm() / n);
+    Eigen::MatrixXd cov = s2 * (A.transpose() * A).inverse();
+    beta.setZero();
+    sigma.setZero();
+    for (size_t j = 0; j < active.size(); ++j) {
+      beta(active[j]) = b(j);
+      sigma(active[j]) = std::sqrt(std::max(0.0, cov(j, j)));
+    }
+    bool negative = false;
+    for (size_t j = 1; j < active.size(); ++j)
+      if (b(j) < 0) {
+        active.erase(active.begin() + static_cast<long>(j));
+        negative = true;
+        break;
+      }
+    if (!negative) break;
+  }
+  std::map<std::string, std::pair<double, double>> io_cpu;  // device -> (value, sigma)
+  for (size_t k = 0; k < kinds.size(); ++k) io_cpu[kinds[k]] = {beta(1 + k), sigma(1 + k)};
+  // 2. Client CPU per statement, from sysbench's measured CPU; redo per row change from the counter.
+  double client_sum = 0, redo_sum = 0;
+  int client_n = 0, redo_n = 0;
+  for (const auto* t : usable) {
+    double sb = capture_value(*t, "sysbench_cpu_pct");
+    double cores = t->meta["host"]["cores"].as<double>();
+    if (!std::isnan(sb)) {
+      client_sum += sb / 100.0 * cores / t->sysbench.tps / statements_per_txn(*t);
+      ++client_n;
+    }
+    auto redo = t->per_txn("Innodb_os_log_written");
+    if (redo && row_changes_per_txn(*t) > 0) {
+      redo_sum += *redo / row_changes_per_txn(*t);
+      ++redo_n;
+    }
+  }
+  double unit_s = beta(0) / shape_units_per_txn(*usable.front());
+
+  std::ostringstream report;
+  report << "poolsim calibrate: " << n << " traces\n";
+  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + k x max(0, threads - cores)\n";
+  report << "    S = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << "\n";
+  for (const auto& [dev, v] : io_cpu) report << "    c[" << dev << "] = " << fmt_us(v.first) << " +- " << fmt_us(v.second) << " per IO\n";
+  report << "    k = " << fmt_us(beta(columns - 1)) << " +- " << fmt_us(sigma(columns - 1)) << " per client thread beyond the cores\n";
+  report << "    rms residual = " << fmt_us(rms) << " per txn\n";
+  report << "  client CPU per statement = " << fmt_us(client_n ? client_sum / client_n : 0) << " (" << client_n << " traces)\n";
+  report << "  redo per row change = " << (redo_n ? redo_sum / redo_n : 0) << " B (" << redo_n << " traces)\n";
+  report << "  residuals (measured - fitted server CPU per txn):\n";
+  for (int i = 0; i < n; ++i) {
+    double fitted = (X.row(i) * beta)(0);
+    report << "    " << std::filesystem::path(usable[i]->dir).filename().string() << ": " << fmt_us(y(i) - fitted) << " ("
+           << std::setprecision(3) << 100 * (y(i) - fitted) / y(i) << " %)\n";
+  }
+
+  const Trace& first = *usable.front();
+  std::ostringstream p;
+  p << "# Fitted by `poolsim calibrate` (calibrate/src/calibration.cpp). Do not edit by hand: re-run it.\n";
+  p << "name: " << name << "\n";
+  p << "product: " << first.meta["engine"]["product"].Scalar() << "\n";
+  p << "version: \"" << first.meta["engine"]["version"].Scalar() << "\"\n";
+  p << "source: >-\n  least squares on the server CPU per transaction (capture.mariadbd_cpu_pct x cores / TPS) of " << n
+    << " traces; statement kinds split by an assumed shape (U, calibrate/src/calibration.cpp); client CPU from sysbench's CPU;"
+       " redo from Innodb_os_log_written. Traces:";
+  for (const auto* t : usable) p << " " << std::filesystem::path(t->dir).filename().string();
+  p << "\ncpu:\n  statement:\n";
+  for (int k = 0; k < kStatementKinds; ++k) {
+    std::string kind = statement_name(static_cast<StatementKind>(k));
+    p << "    " << kind << ": " << fmt_us(unit_s * kStatementShape.at(kind)) << "\n";
+  }
+  p << "  range_row: 0us        # inside the range statements' shape\n";
+  p << "  page_hit: 0us         # inside S: every transaction of a mix touches about the same pages\n";
+  p << "  page_read: 0us        # per device: host_cpu_per_io in the fitted device catalogue\n";
+  p << "  page_write: 0us       # per device: host_cpu_per_io\n";
+  p << "  checksum_crc32: 0us   # inside page_read / page_write\n";
+  p << "  checksum_innodb: 0us  # not measured\n";
+  p << "  client_statement: " << fmt_us(client_n ? client_sum / client_n : 0) << "\n";
+  p << "  page_cleaner_batch: 0us\n";
+  p << "serial_section: 0us\n";
+  p << "oversubscription_cpu: " << fmt_us(beta(columns - 1)) << "\n";
+  p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
+  p << "fit:\n";
+  p << "  traces: \"" << n << "\"\n";
+  p << "  S_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"\n";
+  p << "  oversubscription_us: \"" << beta(columns - 1) * 1e6 << " +- " << sigma(columns - 1) * 1e6 << "\"\n";
+  for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
+  p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
+
+  // 3. Devices from the fio jobs: QD1 read latency, the read ceiling over queue depths (parallel
+  //    units = ceiling x QD1 latency), write and fsync latency at QD1.
+  std::ostringstream d;
+  d << "# Device models fitted by `poolsim calibrate` from the traces' fio jobs.\n";
+  std::map<std::string, const Trace*> by_device;
+  for (const auto& t : traces)
+    if (!t.fio.empty()) by_device.emplace(device_name_for(t), &t);
+  for (const auto& [dev, t] : by_device) {
+    double qd1 = 0, best_iops = 0, block = 16384, write_lat = 0, sync_lat = 0;
+    for (const auto& f : t->fio) {
+      if (f.rw == "randread") {
+        if (f.iodepth == 1) qd1 = f.latency_mean_s;
+        best_iops = std::max(best_iops, f.iops);
+        block = f.block_bytes;
+      } else {
+        write_lat = f.latency_mean_s;
+        sync_lat = f.sync_latency_mean_s;
+      }
+    }
+    if (qd1 <= 0 || best_iops <= 0) continue;
+    int units = std::max(1, static_cast<int>(std::lround(best_iops * qd1)));
+    d << dev << ":\n";
+    d << "  kind: " << (t->meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t->meta["storage"]["kind"].Scalar()) << "\n";
+    d << "  description: fitted from " << std::filesystem::path(t->dir).filename().string() << "/fio\n";
+    d << "  source: \"fio JSON in " << t->dir << "/fio: QD1 randread latency, the best randread IOPS over queue depths, QD1 write and fsync latency (V, measured); write buffer and drain rate assumed (U)\"\n";
+    d << "  capacity: 100GiB\n";
+    d << "  read_latency: " << fmt_us(qd1) << "\n";
+    d << "  read_transfer_rate: 0B/s\n";
+    d << "  read_iops: " << std::lround(best_iops) << "/s\n";
+    d << "  parallel_units: " << units << "\n";
+    d << "  read_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
+    d << "  write_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
+    d << "  write_latency: " << fmt_us(write_lat > 0 ? write_lat : qd1) << "\n";
+    d << "  write_iops: " << std::lround(best_iops) << "/s\n";
+    d << "  write_cache: 64MiB\n";
+    d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
+    d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
+    auto cpu = io_cpu.find(dev);
+    d << "  host_cpu_per_io: " << fmt_us(cpu == io_cpu.end() ? 0.0 : cpu->second.first) << "  # fitted from the server's CPU per transaction\n";
+  }
+  return {p.str(), d.str(), report.str()};
+}
+
+std::string scenario_for_trace(const Trace& t, const std::string& profile_path, const std::string& devices_path,
+                               double max_duration_s) {
+  const auto& w = t.meta["workload"];
+  const auto& s = t.meta["server"];
+  std::ostringstream y;
+  y << "name: " << std::filesystem::path(t.dir).filename().string() << "\n";
+  y << "catalogue: [\"" << devices_path << "\"]\n";
+  double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
+  y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background << "}\n";
+  y << "storage: {kind: local, device: " << device_name_for(t) << "}\n";
+  y << "database:\n  profile: \"" << profile_path << "\"\n  buffer_pool: " << s["buffer_pool"].Scalar() << "\n";
+  y << "  io_capacity: " << s["io_capacity"].Scalar() << "\n";
+  if (s["io_capacity_max"]) y << "  io_capacity_max: " << s["io_capacity_max"].Scalar() << "\n";
+  if (s["log_file_size"]) y << "  log_file_size: " << s["log_file_size"].Scalar() << "\n  log_files_in_group: 1\n";
+  y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
+  y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
+  y << "  binlog: " << s["binlog"].Scalar() << "\n  sync_binlog: " << s["sync_binlog"].Scalar() << "\n";
+  y << "workload:\n  kind: sysbench\n  test: " << w["test"].Scalar() << "\n";
+  y << "  version: \"" << (t.sysbench.version == "0.5" ? "0.5" : "1.0.20") << "\"\n";
+  y << "  tables: " << w["tables"].Scalar() << "\n  table_size: " << w["table_size"].Scalar() << "\n";
+  y << "  rand_type: " << w["rand_type"].Scalar() << "\n  range_size: " << w["range_size"].Scalar() << "\n";
+  y << "  threads: " << w["threads"].Scalar() << "\n";
+  y << "simulation: {seed: 1, warmup: 2s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
+  return y.str();
+}
+
+}  // namespace poolsim

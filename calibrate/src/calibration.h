@@ -1,0 +1,28 @@
+// Calibration: fit a server profile and device models to measured traces; validation: simulate the
+// configuration each trace describes and compare.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "trace.h"
+
+namespace poolsim {
+
+struct CalibrationOutput {
+  std::string profile_yaml;   // scenarios/profiles format, with the fit diagnostics
+  std::string devices_yaml;   // a device catalogue fitted from the traces' fio jobs
+  std::string report;         // residuals and uncertainties, for the terminal
+};
+
+// `name` is the profile's name; `devices_file` the file name the profile will refer to.
+CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name);
+
+// The scenario (YAML text) that reproduces a trace's configuration with `profile_path`.
+std::string scenario_for_trace(const Trace& trace, const std::string& profile_path, const std::string& devices_path,
+                               double max_duration_s);
+
+// Device name fitted for a trace's storage (from its fio jobs).
+std::string device_name_for(const Trace& trace);
+
+}  // namespace poolsim

@@ -1,0 +1,53 @@
+// Trace directories (traces/README.md): meta.yaml, sysbench.log (1.0.x or 0.5), optional
+// status_before/after.tsv, variables.tsv, fio/*.json. Malformed files are InputErrors naming the file
+// and line.
+#pragma once
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace poolsim {
+
+struct SysbenchResult {
+  std::string version;  // "1.0" or "0.5"
+  double tps = 0, qps = 0;
+  std::uint64_t transactions = 0;
+  double read_queries = 0, write_queries = 0, other_queries = 0;
+  double latency_avg_ms = 0, latency_p95_ms = 0, latency_max_ms = 0;
+  std::optional<double> latency_p99_ms;
+  double total_time_s = 0;
+  struct Interval {
+    double t_s, tps, p95_ms;
+  };
+  std::vector<Interval> intervals;
+};
+
+struct FioResult {
+  std::string file;
+  std::string rw;  // randread | randwrite
+  int iodepth = 1;
+  double block_bytes = 0;
+  double iops = 0;
+  double latency_mean_s = 0;
+  double sync_latency_mean_s = 0;  // fsync, when the job had fsync=1
+};
+
+struct Trace {
+  std::string dir;
+  YAML::Node meta;  // validated, with defaults
+  SysbenchResult sysbench;
+  std::map<std::string, double> status_before, status_after;
+  std::vector<FioResult> fio;
+  // Status counter delta per transaction (nullopt when not recorded).
+  std::optional<double> per_txn(const std::string& counter) const;
+};
+
+SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file);
+std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);
+FioResult parse_fio_json(const std::string& text, const std::string& file);
+Trace load_trace(const std::string& dir);
+
+}  // namespace poolsim
