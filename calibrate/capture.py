@@ -788,6 +788,15 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         "summary": summary,
     }
     write_meta(os.path.join(tmp, "meta.yaml"), meta)
+    old_meta = os.path.join(final, "meta.yaml")
+    if args.recapture_above is not None and os.path.exists(old_meta):
+        with open(old_meta) as f:
+            old_other = (yaml.safe_load(f).get("capture") or {}).get("other_cpu_pct")
+        if old_other is not None and cpu["other_cpu_pct"] >= old_other:
+            log("%s: keeping the earlier capture (other cpu %.1f%% <= new %.1f%%)" % (
+                name, old_other, cpu["other_cpu_pct"]))
+            shutil.rmtree(tmp)
+            return meta
     if os.path.exists(final):
         shutil.rmtree(final)
     os.rename(tmp, final)
@@ -844,12 +853,30 @@ def status_tsv(path):
     return out
 
 
-def report(args):
-    """Print a table of the traces under --out (and of its fio results)."""
+def report(args, out=None):
+    """Print a markdown summary of the traces under --out (and of its fio results)."""
+    out = out or sys.stdout
+
+    def print(*a):
+        out.write(" ".join(str(x) for x in a) + "\n")
+    print("# %s: summary of the traces\n" % os.path.basename(args.out))
+    print("Written by `calibrate/capture.py --report` (%s). Derived from each trace's "
+          "meta.yaml, sysbench.log and status dumps; rates are per second of the "
+          "measured run. other%% = CPU used by other processes, %% of all cores.\n" % now_iso())
     for fd in sorted(os.listdir(args.out)):
         if fd.startswith("fio-") and os.path.isdir(os.path.join(args.out, fd)):
-            for fn in sorted(os.listdir(os.path.join(args.out, fd))):
-                print("%s/%s %s" % (fd, fn, fio_summary(os.path.join(args.out, fd, fn))))
+            print("## %s\n" % fd)
+            print("| job | IOPS | mean lat us | clat p99 us | fsync mean us |")
+            print("|---|---|---|---|---|")
+            names = sorted(os.listdir(os.path.join(args.out, fd)),
+                           key=lambda n: ("write" in n, int(re.sub(r"\D", "", n.split("qd")[-1]) or 0)))
+            for fn in names:
+                f = fio_summary(os.path.join(args.out, fd, fn))
+                print("| %s | %.0f | %.1f | %.1f | %s |" % (
+                    fn[:-5], f["iops"], f["lat_mean_us"], f["clat_p99_us"],
+                    f.get("fsync_mean_us", "")))
+            print("")
+    print("## sysbench points\n")
     rows = []
     for name in sorted(os.listdir(args.out)):
         mp = os.path.join(args.out, name, "meta.yaml")
@@ -869,7 +896,9 @@ def report(args):
                 return float("nan")
         s = m.get("summary") or parse_sysbench(os.path.join(d, "sysbench.log"))
         c = m.get("capture") or {}
-        rows.append((name, s.get("tps"), s.get("lat_p95_ms"), s.get("lat_avg_ms"),
+        key = ((m.get("capture") or {}).get("location", ""),
+               parse_size(m["server"]["buffer_pool"]), m["workload"]["threads"], name)
+        rows.append((key, name, s.get("tps"), s.get("lat_p95_ms"), s.get("lat_avg_ms"),
                      rate("Innodb_buffer_pool_reads"), rate("Innodb_data_fsyncs"),
                      c.get("pool_pages_data_before"), c.get("mariadbd_cpu_pct"),
                      c.get("other_cpu_pct"), c.get("steal_pct")))
@@ -877,7 +906,8 @@ def report(args):
            "pool_data_pg", "mariadbd%", "other%", "steal%")
     print("| " + " | ".join(hdr) + " |")
     print("|" + "---|" * len(hdr))
-    for r in rows:
+    for r in sorted(rows):
+        r = r[1:]
         print("| " + " | ".join(
             "%.1f" % x if isinstance(x, float) else str(x) for x in r) + " |")
 
@@ -908,7 +938,8 @@ def main(argv=None):
     ap.add_argument("--skip-existing", action="store_true",
                     help="skip points whose trace dir already has meta.yaml")
     ap.add_argument("--recapture-above", type=float, default=None, metavar="PCT",
-                    help="with --skip-existing: also redo points whose other_cpu_pct > PCT")
+                    help="with --skip-existing: also redo points whose other_cpu_pct > PCT; "
+                         "the new capture replaces the old one only if its other_cpu_pct is lower")
     ap.add_argument("--quiet-wait", type=int, default=0, metavar="S",
                     help="before each point, wait up to S seconds for the host's other CPU "
                          "use to drop below --quiet-threshold (0 = don't wait)")
@@ -948,7 +979,8 @@ def main(argv=None):
     ap.add_argument("--keep-fio-file", action="store_true")
     ap.add_argument("--list", action="store_true", help="print the matrix and exit")
     ap.add_argument("--report", action="store_true",
-                    help="print a markdown table of the traces under --out and exit")
+                    help="print a markdown summary of the traces under --out and exit "
+                         "(also written to <out>/RESULTS.md after every capture run)")
     args = ap.parse_args(argv)
     if isinstance(args.bp, str):
         args.bp = csv_list(parse_size)(args.bp)
@@ -1023,6 +1055,8 @@ def main(argv=None):
                 failures.append(name)
         release_location(args, loc)
     log("done: %d captured, %d failed %s" % (done, len(failures), " ".join(failures)))
+    with open(os.path.join(args.out, "RESULTS.md"), "w") as f:
+        report(args, f)
     return 1 if failures else 0
 
 
