@@ -55,15 +55,7 @@ void DatabaseRun::start() {
             free_threads->push_back(t);
           },
           static_cast<size_t>(w.threads));
-      auto seed = scenario_.simulation.seed * 104729 + n;
-      sg::Actor::create("sysbench-rate-" + std::to_string(n), node.host, [pool, seed, rate = w.rate_tps] {
-        std::mt19937_64 rng(seed);
-        std::exponential_distribution<double> gap(rate);
-        while (true) {
-          sg::this_actor::sleep_for(gap(rng));
-          pool->submit(sg::Engine::get_clock());
-        }
-      })->daemonize();
+      WorkerPool::start_poisson(pool, w.rate_tps, scenario_.simulation.seed * 104729 + n);
       continue;
     }
     for (int i = 0; i < w.threads; ++i) {

@@ -7,6 +7,8 @@
 
 #include <deque>
 #include <functional>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,18 @@ public:
   }
 
   size_t workers() const { return count_; }
+
+  // Starts an actor that submits Poisson arrivals at `rate_per_s` to `pool` forever (a daemon).
+  static void start_poisson(const std::shared_ptr<WorkerPool>& pool, double rate_per_s, std::uint64_t seed) {
+    simgrid::s4u::Actor::create(pool->name_ + "-arrivals", pool->host_, [pool, rate_per_s, seed] {
+      std::mt19937_64 rng(seed);
+      std::exponential_distribution<double> gap(rate_per_s);
+      while (true) {
+        simgrid::s4u::this_actor::sleep_for(gap(rng));
+        pool->submit(simgrid::s4u::Engine::get_clock());
+      }
+    })->daemonize();
+  }
 
 private:
   void spawn() {

@@ -49,14 +49,7 @@ void start_fio(Platform& platform, Measurement& measurement, const FioConfig& co
       auto issuer = std::make_shared<IoIssuer>(
           IoIssuer{node.storage.get(), &config, &measurement, blocks, std::mt19937_64(seed * 1000003 + n), 0});
       auto pool = std::make_shared<WorkerPool>(node.host, "fio-" + std::to_string(n), [issuer](double) { issuer->one_io(); });
-      sg::Actor::create("fio-gen-" + std::to_string(n), node.host, [pool, issuer, rate = config.rate_iops] {
-        std::mt19937_64 rng(issuer->rng());
-        std::exponential_distribution<double> gap(rate);
-        while (true) {
-          sg::this_actor::sleep_for(gap(rng));
-          pool->submit(sg::Engine::get_clock());
-        }
-      })->daemonize();
+      WorkerPool::start_poisson(pool, config.rate_iops, issuer->rng());
       continue;
     }
     for (int j = 0; j < config.numjobs * config.iodepth; ++j) {
