@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "bench.h"
 #include "calibration.h"
 #include "core/errors.h"
 #include "scenario/scenario.h"
@@ -191,6 +192,11 @@ int main(int argc, char** argv) {
   validate->add_option("--jobs", jobs, "Points simulated in parallel")->check(CLI::Range(1, 1024));
   validate->add_option("--duration", validate_duration, "Cap on simulated seconds per trace");
 
+  bool bench_matrix = false;
+  auto* bench = app.add_subcommand("bench", "Print simulation speed and memory figures");
+  bench->add_flag("--matrix", bench_matrix, "Also time the 80-point seed-000 matrix");
+  bench->add_option("--jobs", jobs, "Points in parallel for the matrix")->check(CLI::Range(1, 1024));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -200,6 +206,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return run_scenario(file, sets, format, out_path, jobs);
+    if (*bench) return poolsim::run_bench(bench_matrix, jobs);
     if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name);
     if (*validate)
       return validate_command(profile_in, devices_in, validate_dirs, max_error, max_point_error, max_p95_error, validate_format,

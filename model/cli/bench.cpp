@@ -1,0 +1,95 @@
+#include "bench.h"
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "scenario/scenario.h"
+#include "sim/simulation.h"
+
+namespace poolsim {
+
+namespace {
+
+struct BenchFigures {
+  double wall_s = 0;
+  double transactions = 0;
+  double simulated_s = 0;
+  double tps = 0;
+  long max_rss_kb = 0;
+  bool ok = false;
+};
+
+// Runs one point in a child process and measures its wall time and peak RSS (wait4's rusage).
+BenchFigures measure(const Scenario& scenario) {
+  char path[] = "/tmp/poolsim-bench-XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  auto start = std::chrono::steady_clock::now();
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    auto r = run_point(scenario);
+    std::ofstream(path) << r.dump();
+    _exit(0);
+  }
+  int status = 0;
+  struct rusage usage {};
+  wait4(pid, &status, 0, &usage);
+  BenchFigures f;
+  f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  f.max_rss_kb = usage.ru_maxrss;
+  std::ifstream in(path);
+  auto doc = nlohmann::json::parse(in, nullptr, false);
+  std::remove(path);
+  if (!doc.is_discarded() && doc.contains("tps")) {
+    f.ok = true;
+    f.transactions = doc["transactions"].get<double>();
+    f.simulated_s = doc["simulated_s"].get<double>() + doc["warmup_s"].get<double>();
+    f.tps = doc["tps"].get<double>();
+  }
+  return f;
+}
+
+void print(const char* label, const BenchFigures& f) {
+  // Simulated transactions over the whole run (warm-up included) per wall second, one core.
+  double per_s = f.tps * f.simulated_s / f.wall_s;
+  std::printf("%-44s %s  wall %.2f s  simulated %.2f s  tps %.0f  simulated txn per wall s %.0f  peak RSS %.0f MiB\n", label,
+              f.ok ? "ok " : "ERR", f.wall_s, f.simulated_s, f.tps, per_s, f.max_rss_kb / 1024.0);
+}
+
+}  // namespace
+
+int run_bench(bool matrix, int jobs) {
+  const std::string seed000 = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
+  // 1. A cached 8-thread run: 8 x 100k rows in a pool that holds them, clients on the host.
+  auto cached = load_scenarios_from_text(
+      "compute: {cores: 8}\nstorage: {kind: local, device: pcie4-nvme-tlc}\n"
+      "database: {buffer_pool: 4GiB}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 8, table_size: 100000, rand_type: uniform, threads: 8}\n"
+      "simulation: {warmup: 1s, batch: 0.5s, min_batches: 10, target_ci: 2%, max_duration: 10s}\n",
+      "bench-cached")[0];
+  print("cached, 8 threads", measure(cached));
+  // 2. The seed-000 128-thread point at a 47 GiB pool, pooled NVMe.
+  auto point = load_scenarios(seed000, {parse_override("sweep.workload.threads=[128]"), parse_override("sweep.storage.kind=[pool]")})[0];
+  print("seed-000, 128 threads, 47 GiB pool, NVMe-oF", measure(point));
+  if (matrix) {
+    // 3. The seed-000 matrix: 2 storage x 4 pool sizes x 5 thread counts; x 2 server versions once
+    //    the GreatSQL 5.7 / 8.0 profiles exist (one profile today: 40 of the 80 points).
+    auto points = load_scenarios(seed000, {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
+    auto start = std::chrono::steady_clock::now();
+    run_points(points, jobs);
+    double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("seed-000 matrix: %zu points with --jobs %d in %.1f s\n", points.size(), jobs, wall);
+  } else {
+    std::printf("(add --matrix for the seed-000 matrix)\n");
+  }
+  return 0;
+}
+
+}  // namespace poolsim
