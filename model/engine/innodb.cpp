@@ -211,6 +211,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   t.pending_cpu_s += profile_.page_hit_cpu_s;
   bool hit = pool_.touch(page, now());
   if (!hit) {
+    t.pending_cpu_s += node_.storage->issue_cpu_s();  // issuing the read, merged into this burst
     t.settle();
     get_free_frame(t);  // may block: another thread may have started reading the page meanwhile
     hit = pool_.resident(page);
@@ -230,7 +231,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
     WaitQueue* queue = waiters.get();
     reading_[page] = std::move(waiters);
     double start = now();
-    node_.storage->read(page_offset(page), config_.page_bytes);
+    node_.storage->read(page_offset(page), config_.page_bytes, /*issue_cpu_done=*/true);
     t.breakdown.read_io_s += now() - start;
     ++counters.page_reads;
     pool_.read_done(page);

@@ -14,7 +14,7 @@ double now() { return sg::Engine::get_clock(); }
 class LocalPath : public StoragePath {
 public:
   explicit LocalPath(NvmeDevice& device) : device_(device) {}
-  IoTiming read(std::uint64_t offset, double bytes) override { return wait(device_.read(now(), offset, bytes)); }
+  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(device_.read(now(), offset, bytes)); }
   IoTiming write(std::uint64_t offset, double bytes) override { return wait(device_.write(now(), offset, bytes)); }
   IoTiming flush() override { return wait(device_.flush(now())); }
   double capacity_bytes() const override { return device_.spec().capacity_bytes; }
@@ -51,9 +51,9 @@ public:
     one_way_s_ = 2 * fabric_.nic_latency_s + fabric_.switch_latency_s + fabric_.capsule_bytes / fabric_.rate_Bps;
   }
 
-  IoTiming read(std::uint64_t offset, double bytes) override {
+  IoTiming read(std::uint64_t offset, double bytes, bool issue_cpu_done) override {
     IoTiming t;
-    initiator(t);
+    if (!issue_cpu_done) initiator(t);
     auto [member, device_offset] = locate(offset);
     double at_target = now() + one_way_s_;
     double processed = target(*member.node, at_target);
@@ -109,6 +109,7 @@ public:
   }
 
   double capacity_bytes() const override { return capacity_; }
+  double issue_cpu_s() const override { return fabric_.initiator_cpu_s; }
   bool atomic_writes() const override {
     return std::all_of(members_.begin(), members_.end(), [](const Member& m) { return m.device->spec().atomic_writes; });
   }

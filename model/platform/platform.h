@@ -30,13 +30,17 @@ struct IoTiming {
 class StoragePath {
 public:
   virtual ~StoragePath() = default;
-  virtual IoTiming read(std::uint64_t offset_bytes, double bytes) = 0;
+  // `issue_cpu_done`: the caller already ran the per-IO issuing CPU (issue_cpu_s()) in its own CPU
+  // burst before the IO, which saves an execution per IO (the guide: merge CPU between two waits).
+  virtual IoTiming read(std::uint64_t offset_bytes, double bytes, bool issue_cpu_done = false) = 0;
   virtual IoTiming write(std::uint64_t offset_bytes, double bytes) = 0;
   virtual IoTiming flush() = 0;
   virtual double capacity_bytes() const = 0;
   virtual bool atomic_writes() const = 0;
   // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
   virtual double host_cpu_per_io_s() const { return 0; }
+  // CPU the compute node spends issuing one IO on this path before it waits (NVMe-oF initiator).
+  virtual double issue_cpu_s() const { return 0; }
 };
 
 // A link (one direction of a port) whose bytes poolsim counts for utilisation.
