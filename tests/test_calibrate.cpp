@@ -126,6 +126,10 @@ TEST(Calibrate, FitsAndValidatesEndToEnd) {
   ASSERT_EQ(doc["rows"].size(), 1u);
   EXPECT_TRUE(doc["rows"][0]["error_pct"].contains("tps"));
   EXPECT_TRUE(doc["summary"]["median_abs_error_pct"].contains("p95_ms"));
+  // A device the fit never saw (the disk, after a tmpfs-only fit) is modelled from the trace's fio.
+  auto unseen = run_cli("validate --profile " + out + " " + set + "disk-bp3G-t4 --format json --duration 4");
+  ASSERT_EQ(unseen.exit_code, 0) << unseen.err;
+  EXPECT_GT(nlohmann::json::parse(unseen.out)["rows"][0]["predicted"]["tps"].get<double>(), 0);
   // A threshold below the error exits 1.
   auto strict = run_cli("validate --profile " + out + " " + set + "tmpfs-bp1G-t1 --duration 4 --max-error 0.0001");
   EXPECT_EQ(strict.exit_code, 1);

@@ -69,6 +69,42 @@ std::string device_name_for(const Trace& t) {
   return set + "-" + kind;
 }
 
+std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
+  const std::string dev = device_name_for(t);
+  std::ostringstream d;
+    double qd1 = 0, best_iops = 0, block = 16384, write_lat = 0, sync_lat = 0;
+    for (const auto& f : t.fio) {
+      if (f.rw == "randread") {
+        if (f.iodepth == 1) qd1 = f.latency_mean_s;
+        best_iops = std::max(best_iops, f.iops);
+        block = f.block_bytes;
+      } else {
+        write_lat = f.latency_mean_s;
+        sync_lat = f.sync_latency_mean_s;
+      }
+    }
+    if (qd1 <= 0 || best_iops <= 0) return "";
+    int units = std::max(1, static_cast<int>(std::lround(best_iops * qd1)));
+    d << dev << ":\n";
+    d << "  kind: " << (t.meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t.meta["storage"]["kind"].Scalar()) << "\n";
+    d << "  description: fitted from " << std::filesystem::path(t.dir).filename().string() << "/fio\n";
+    d << "  source: \"fio JSON in " << t.dir << "/fio: QD1 randread latency, the best randread IOPS over queue depths, QD1 write and fsync latency (V, measured); write buffer and drain rate assumed (U)\"\n";
+    d << "  capacity: 100GiB\n";
+    d << "  read_latency: " << fmt_us(qd1) << "\n";
+    d << "  read_transfer_rate: 0B/s\n";
+    d << "  read_iops: " << std::lround(best_iops) << "/s\n";
+    d << "  parallel_units: " << units << "\n";
+    d << "  read_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
+    d << "  write_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
+    d << "  write_latency: " << fmt_us(write_lat > 0 ? write_lat : qd1) << "\n";
+    d << "  write_iops: " << std::lround(best_iops) << "/s\n";
+    d << "  write_cache: 64MiB\n";
+    d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
+    d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
+    d << "  host_cpu_per_io: " << fmt_us(host_cpu_s) << "  # fitted from the server's CPU per transaction (0: not fitted)\n";
+    return d.str();
+}
+
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name) {
   if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
   // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
@@ -207,48 +243,21 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   for (const auto& t : traces)
     if (!t.fio.empty()) by_device.emplace(device_name_for(t), &t);
   for (const auto& [dev, t] : by_device) {
-    double qd1 = 0, best_iops = 0, block = 16384, write_lat = 0, sync_lat = 0;
-    for (const auto& f : t->fio) {
-      if (f.rw == "randread") {
-        if (f.iodepth == 1) qd1 = f.latency_mean_s;
-        best_iops = std::max(best_iops, f.iops);
-        block = f.block_bytes;
-      } else {
-        write_lat = f.latency_mean_s;
-        sync_lat = f.sync_latency_mean_s;
-      }
-    }
-    if (qd1 <= 0 || best_iops <= 0) continue;
-    int units = std::max(1, static_cast<int>(std::lround(best_iops * qd1)));
-    d << dev << ":\n";
-    d << "  kind: " << (t->meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t->meta["storage"]["kind"].Scalar()) << "\n";
-    d << "  description: fitted from " << std::filesystem::path(t->dir).filename().string() << "/fio\n";
-    d << "  source: \"fio JSON in " << t->dir << "/fio: QD1 randread latency, the best randread IOPS over queue depths, QD1 write and fsync latency (V, measured); write buffer and drain rate assumed (U)\"\n";
-    d << "  capacity: 100GiB\n";
-    d << "  read_latency: " << fmt_us(qd1) << "\n";
-    d << "  read_transfer_rate: 0B/s\n";
-    d << "  read_iops: " << std::lround(best_iops) << "/s\n";
-    d << "  parallel_units: " << units << "\n";
-    d << "  read_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
-    d << "  write_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
-    d << "  write_latency: " << fmt_us(write_lat > 0 ? write_lat : qd1) << "\n";
-    d << "  write_iops: " << std::lround(best_iops) << "/s\n";
-    d << "  write_cache: 64MiB\n";
-    d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
-    d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
     auto cpu = io_cpu.find(dev);
-    d << "  host_cpu_per_io: " << fmt_us(cpu == io_cpu.end() ? 0.0 : cpu->second.first) << "  # fitted from the server's CPU per transaction\n";
+    d << device_yaml_from_fio(*t, cpu == io_cpu.end() ? 0.0 : cpu->second.first);
   }
   return {p.str(), d.str(), report.str()};
 }
 
-std::string scenario_for_trace(const Trace& t, const std::string& profile_path, const std::string& devices_path,
-                               double max_duration_s) {
+std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
+                               const std::vector<std::string>& catalogue_paths, double max_duration_s) {
   const auto& w = t.meta["workload"];
   const auto& s = t.meta["server"];
   std::ostringstream y;
   y << "name: " << std::filesystem::path(t.dir).filename().string() << "\n";
-  y << "catalogue: [\"" << devices_path << "\"]\n";
+  y << "catalogue: [";
+  for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << "\"" << catalogue_paths[i] << "\"";
+  y << "]\n";
   double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background << "}\n";
   y << "storage: {kind: local, device: " << device_name_for(t) << "}\n";

@@ -19,10 +19,14 @@ struct CalibrationOutput {
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name);
 
 // The scenario (YAML text) that reproduces a trace's configuration with `profile_path`.
-std::string scenario_for_trace(const Trace& trace, const std::string& profile_path, const std::string& devices_path,
-                               double max_duration_s);
+std::string scenario_for_trace(const Trace& trace, const std::string& profile_path,
+                               const std::vector<std::string>& catalogue_paths, double max_duration_s);
 
 // Device name fitted for a trace's storage (from its fio jobs).
 std::string device_name_for(const Trace& trace);
+
+// A catalogue entry for the trace's device from its fio jobs ("" without fio); `host_cpu_s` is the
+// fitted host CPU per IO, 0 for a device the fit never saw.
+std::string device_yaml_from_fio(const Trace& trace, double host_cpu_s);
 
 }  // namespace poolsim

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "bench.h"
@@ -78,14 +79,27 @@ int validate_command(const std::string& profile, const std::string& devices_arg,
   std::string devices = devices_arg.empty() ? devices_file_for(profile) : devices_arg;
   std::vector<poolsim::Trace> traces;
   std::vector<poolsim::Scenario> points;
-  for (const auto& d : dirs) {
-    traces.push_back(poolsim::load_trace(d));
-    std::string yaml = poolsim::scenario_for_trace(traces.back(), std::filesystem::absolute(profile).string(),
-                                                   std::filesystem::absolute(devices).string(), duration_s);
+  for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
+  // Devices the profile's catalogue lacks (a device the fit never saw) come from the trace's own fio
+  // jobs, with no fitted host CPU: the device hold-out.
+  auto known = poolsim::load_device_catalogue({devices});
+  std::string unseen;
+  std::set<std::string> added;
+  for (const auto& t : traces) {
+    std::string name = poolsim::device_name_for(t);
+    if (!known.count(name) && added.insert(name).second) unseen += poolsim::device_yaml_from_fio(t, 0.0);
+  }
+  std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
+  poolsim::write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const auto& d = dirs[i];
+    std::string yaml = poolsim::scenario_for_trace(traces[i], std::filesystem::absolute(profile).string(),
+                                                   {std::filesystem::absolute(devices).string(), extra_devices}, duration_s);
     auto loaded = poolsim::load_scenarios_from_text(yaml, d + " (scenario from meta.yaml)");
     points.push_back(loaded.front());
   }
   auto results = poolsim::run_points(points, jobs);
+  std::filesystem::remove(extra_devices);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   std::vector<double> tps_errors, p95_errors;
   for (size_t i = 0; i < traces.size(); ++i) {
