@@ -19,6 +19,11 @@ struct IndexGeometry {
   std::uint32_t entries_per_leaf() const;
   // Pages from root to the leaf holding entry `position` (0-based), appended to `out`.
   void path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const;
+  // Leaves beyond the first that `rows` consecutive entries from `position` span (range scans).
+  std::uint32_t extra_leaves(std::uint64_t position, std::uint32_t rows) const {
+    std::uint32_t per_leaf = entries_per_leaf();
+    return rows > 1 ? static_cast<std::uint32_t>((position % per_leaf + rows - 1) / per_leaf) : 0;
+  }
   // The leaf holding `position`.
   std::uint32_t leaf_of(std::uint64_t position) const;
 };

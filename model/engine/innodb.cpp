@@ -127,8 +127,9 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
       const auto& table = layout_.table(static_cast<int>(s.table));
       path.clear();
       table.primary.path_to(s.id, path);
-      std::uint32_t leaves = s.rows > 1 ? (s.rows + table.primary.entries_per_leaf() - 1) / table.primary.entries_per_leaf() : 0;
-      for (std::uint32_t l = 1; l <= leaves; ++l) path.push_back(std::min(path.back() + 1, table.primary.first_page + table.primary.leaf_pages - 1));
+      std::uint32_t last_leaf = table.primary.first_page + table.primary.leaf_pages - 1;
+      for (std::uint32_t l = table.primary.extra_leaves(s.id, s.rows); l > 0 && path.back() < last_leaf; --l)
+        path.push_back(path.back() + 1);
       if (s.kind == StatementKind::IndexUpdate || s.kind == StatementKind::Delete || s.kind == StatementKind::Insert)
         table.secondary_k.path_to(s.k, path);
       for (auto page : path) {
@@ -245,15 +246,11 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
 
 void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                                     std::uint32_t extra_leaves) {
-  std::uint32_t path[16];
-  std::vector<std::uint32_t> pages;
-  pages.reserve(8);
-  index.path_to(position, pages);
-  size_t n = std::min<size_t>(pages.size(), 16);
-  for (size_t i = 0; i < n; ++i) path[i] = pages[i];
-  for (size_t i = 0; i < n; ++i) access(t, path[i], modify && i + 1 == n);
+  std::vector<std::uint32_t> path;
+  index.path_to(position, path);
+  for (size_t i = 0; i < path.size(); ++i) access(t, path[i], modify && i + 1 == path.size());
   std::uint32_t last_leaf = index.first_page + index.leaf_pages - 1;
-  for (std::uint32_t l = 1; l <= extra_leaves && path[n - 1] + l <= last_leaf; ++l) access(t, path[n - 1] + l, false);
+  for (std::uint32_t l = 1; l <= extra_leaves && path.back() + l <= last_leaf; ++l) access(t, path.back() + l, false);
 }
 
 void InnodbServer::lock_row(ClientThread& t, std::uint64_t key) {
@@ -351,9 +348,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
       case StatementKind::SumRange:
       case StatementKind::OrderRange:
       case StatementKind::DistinctRange: {
-        std::uint32_t per_leaf = table.primary.entries_per_leaf();
-        std::uint32_t extra = static_cast<std::uint32_t>((s.id % per_leaf + s.rows - 1) / per_leaf);
-        touch_index_path(t, table.primary, s.id, false, extra);
+        touch_index_path(t, table.primary, s.id, false, table.primary.extra_leaves(s.id, s.rows));
         t.pending_cpu_s += profile_.range_row_cpu_s * s.rows;
         break;
       }

@@ -75,7 +75,7 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   state.measure_end_s = sg::Engine::get_clock();
 }
 
-nlohmann::ordered_json latency_json(const LatencyHistogram& h, double scale, const char* /*unit*/) {
+nlohmann::ordered_json latency_json(const LatencyHistogram& h, double scale) {
   return {{"mean", h.mean_s() * scale},    {"p50", h.quantile_s(0.50) * scale}, {"p95", h.quantile_s(0.95) * scale},
           {"p99", h.quantile_s(0.99) * scale}, {"max", h.max_s() * scale}};
 }
@@ -137,7 +137,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
     const auto& h = measurement.latency;
     out["tps"] = throughput.mean;
     out["qps"] = throughput.mean * statements;
-    out["latency_ms"] = latency_json(h, 1e3, "ms");
+    out["latency_ms"] = latency_json(h, 1e3);
     out["ci95"] = {{"tps", throughput.half_width},
                    {"qps", throughput.half_width * statements},
                    {"latency_mean_ms", state.mean_latency.estimate(confidence).half_width * 1e3},
@@ -149,7 +149,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
     out["iops"] = throughput.mean;
     out["iops_ci95"] = throughput.half_width;
     out["throughput_MBps"] = measurement.bytes / elapsed / 1e6;
-    out["latency_us"] = latency_json(measurement.latency, 1e6, "us");
+    out["latency_us"] = latency_json(measurement.latency, 1e6);
     out["operations"] = measurement.operations;
   }
   out["simulated_s"] = elapsed;
