@@ -31,6 +31,7 @@ DB_USER = "sbtest"
 DB_PASS = "sbtest"
 DB_NAME = "sbtest"
 FIO_QDS = (1, 2, 4, 8, 16, 32, 64)
+FIO_WRITE_QDS = (1, 8, 32)
 FIO_COPY_LIMIT = 50 * 1024  # copy fio json into each trace dir only if smaller
 
 LOG = None
@@ -506,6 +507,20 @@ def fio_jobs(loc):
                       "--direct=%d" % direct, "--ioengine=libaio"]))
     jobs.append(("randwrite-16k-fsync-qd1",
                  ["--rw=randwrite", "--bs=16k", "--iodepth=1", "--fsync=1",
+                  "--direct=%d" % direct, "--ioengine=libaio"]))
+    # Page-cleaner-like writes at depth: the device's write service and
+    # throughput, which the read jobs do not show.
+    for qd in FIO_WRITE_QDS:
+        jobs.append(("randwrite-16k-qd%d" % qd,
+                     ["--rw=randwrite", "--bs=16k", "--iodepth=%d" % qd,
+                      "--direct=%d" % direct, "--ioengine=libaio"]))
+    # Reads while writes flow (70/30, as an IO-bound OLTP run mixes them).
+    jobs.append(("randrw70-16k-qd16",
+                 ["--rw=randrw", "--rwmixread=70", "--bs=16k", "--iodepth=16",
+                  "--direct=%d" % direct, "--ioengine=libaio"]))
+    # Redo-log-like appends: small sequential writes, each made durable.
+    jobs.append(("write-4k-fdatasync-qd1",
+                 ["--rw=write", "--bs=4k", "--iodepth=1", "--fdatasync=1",
                   "--direct=%d" % direct, "--ioengine=libaio"]))
     return jobs
 
@@ -989,7 +1004,7 @@ def main(argv=None):
     if isinstance(args.locations, str):
         args.locations = csv_list(str)(args.locations)
     if args.repeat is None:
-        args.repeat = [] if args.no_repeat else ["disk:1G:16"]
+        args.repeat = [] if args.no_repeat else ["disk:1G:16", "tmpfs:1G:16"]
     for loc in args.locations:
         if loc not in ("disk", "tmpfs"):
             ap.error("unknown location %r" % loc)

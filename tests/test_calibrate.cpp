@@ -67,7 +67,7 @@ TEST(Trace, LoadsACommittedLocalVmTrace) {
   EXPECT_GT(t.sysbench.latency_p95_ms, 0);
   EXPECT_EQ(t.meta["workload"]["threads"].as<int>(), 16);
   EXPECT_GT(t.per_txn("Innodb_buffer_pool_reads").value(), 1);
-  EXPECT_EQ(t.fio.size(), 8u);
+  EXPECT_EQ(t.fio.size(), 13u);
 }
 
 TEST(Trace, ParsesASysbench05Trace) {
@@ -142,4 +142,74 @@ TEST(Calibrate, BadTraceDirectoryExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "meta.yaml");
   EXPECT_FALSE(std::filesystem::exists(temp_path("never.yaml")));
+}
+
+namespace {
+// A small cached database whose sweep `validate --table` must ignore: each table row is one point.
+const char* kTableScenario =
+    "compute: {cores: 2}\n"
+    "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+    "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 20000, rand_type: uniform, threads: 2}\n"
+    "database: {buffer_pool: 64MiB}\n"
+    "simulation: {warmup: 0.2s, batch: 0.1s, min_batches: 5, max_duration: 1s}\n"
+    "sweep: {workload.threads: [1, 2, 3]}\n"
+    "validation:\n"
+    "  columns:\n"
+    "    storage:\n"
+    "      values:\n"
+    "        nvme: {storage.device: pcie4-nvme-tlc}\n"
+    "        sata: {storage.device: samsung-850-pro}\n"
+    "    threads: {key: workload.threads}\n"
+    "  measured: {tps: tps, p95_ms: p95}\n";
+}  // namespace
+
+TEST(Validate, PublishedTableThroughAScenario) {
+  std::string scenario = poolsim::testing::write_temp("table-scenario.yaml", kTableScenario);
+  std::string table = poolsim::testing::write_temp("published.csv",
+                                          "series,storage,threads,tps,p95\n"
+                                          "\"NVMe, fast\",nvme,4,1000,5.5\n"
+                                          "SATA,sata,8,500.5,9\n"
+                                          "RAM,ram,8,2000,1\n");
+  auto r = run_cli("validate --scenario " + scenario + " --table " + table + " --format json --jobs 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["rows"].size(), 3u);
+  const auto& nvme = doc["rows"][0];
+  EXPECT_EQ(nvme["series"], "NVMe, fast");  // the CSV row's columns, quotes undone
+  EXPECT_EQ(nvme["params"]["workload.threads"], "4");
+  EXPECT_EQ(doc["rows"][1]["params"]["storage.device"], "samsung-850-pro");
+  for (int i : {0, 1}) {
+    const auto& row = doc["rows"][i];
+    for (const char* figure : {"tps", "p95_ms"}) {
+      double measured = row["measured"][figure], predicted = row["predicted"][figure];
+      EXPECT_GT(predicted, 0);
+      EXPECT_NEAR(row["error_pct"][figure].get<double>(), 100 * (predicted - measured) / measured, 1e-9);
+    }
+  }
+  EXPECT_EQ(doc["rows"][0]["measured"]["tps"], 1000.0);
+  EXPECT_CONTAINS(doc["rows"][2]["skipped"].get<std::string>(), "storage 'ram'");
+  EXPECT_EQ(doc["summary"]["rows_compared"], 2);
+  EXPECT_EQ(doc["summary"]["rows_skipped"], 1);
+}
+
+TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {
+  std::string scenario = poolsim::testing::write_temp("table-scenario2.yaml", kTableScenario);
+  std::string ragged = poolsim::testing::write_temp("ragged.csv", "series,storage,threads,tps,p95\nA,nvme,4,1000\n");
+  auto r = run_cli("validate --scenario " + scenario + " --table " + ragged);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "ragged.csv:2");
+  std::string not_a_number = poolsim::testing::write_temp("nan.csv", "series,storage,threads,tps,p95\nA,nvme,4,fast,1\n");
+  r = run_cli("validate --scenario " + scenario + " --table " + not_a_number);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "nan.csv:2");
+  EXPECT_CONTAINS(r.err, "'tps'");
+  // A mapped column the table lacks, named at its line in the scenario.
+  std::string other = poolsim::testing::write_temp("other.csv", "series,storage,thread,tps,p95\nA,nvme,4,1,1\n");
+  r = run_cli("validate --scenario " + scenario + " --table " + other);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "table-scenario2.yaml:13");
+  EXPECT_CONTAINS(r.err, "did you mean 'thread'");
+  // Neither traces nor a table.
+  r = run_cli("validate --scenario " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
 }

@@ -144,3 +144,18 @@ TEST(Database, LatencyRisesWithThreadsPastSaturation) {
   // Little's law for the closed loop of client threads: N = X * R.
   EXPECT_NEAR(tps32 * points[1]["latency_ms"]["mean"].get<double>() / 1e3, 32, 32 * 0.05);
 }
+
+TEST(Database, DetectedWarmUpEndsAfterTheColdStart) {
+  // A pool that starts empty: the warm-up is detected (MSER on the batch throughput) rather than
+  // configured, and is reported.
+  auto r = run_point(scenario_from(
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: samsung-850-pro}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 4}\n"
+      "database: {buffer_pool: 8MiB, io_capacity: 2000}\n"
+      "simulation: {warmup: auto, batch: 0.25s, min_batches: 8, max_duration: 3s}\n"));
+  EXPECT_EQ(r["warmup"], "detected");
+  EXPECT_GE(r["warmup_s"].get<double>(), 10 * 0.25 - 1e-9);  // at least the batches MSER needs
+  EXPECT_LE(r["warmup_s"].get<double>(), 3.0 + 0.25);
+  EXPECT_GT(r["tps"].get<double>(), 0);
+}

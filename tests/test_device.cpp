@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/queueing.h"
 #include "sim/simulation.h"
 #include "test_support.h"
 
@@ -162,4 +163,83 @@ TEST(NvmeDevice, LatencyRisesWithQueueDepthPastTheParallelism) {
   const auto& spec = points[1].device("pcie4-nvme-tlc");
   double ceiling = spec.read_bandwidth_Bps / 16384;
   EXPECT_NEAR(results[1]["iops"].get<double>(), ceiling, ceiling * 0.03);
+}
+
+TEST(NvmeDevice, ReadsQueueBehindPrograms) {
+  // One unit: a write's program keeps it busy for units x bytes / drain rate, and a read of the
+  // same unit arriving meanwhile waits for the program before its own service.
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  spec.parallel_units = 1;
+  spec.read_priority = false;
+  NvmeDevice device(spec, 1);
+  double program_s = spec.unit_write_service_s(16384);
+  EXPECT_NEAR(program_s, 16384 / spec.drain_Bps(), 1e-15);
+  device.write(0, 0, 16384);
+  double interface_s = 16384 / spec.write_bandwidth_Bps;  // the write reaches the buffer after its transfer
+  double done = device.read(interface_s, 0, 16384);
+  EXPECT_NEAR(done, interface_s + program_s + spec.unit_read_service_s(16384) + 16384 / spec.read_bandwidth_Bps, 1e-12);
+}
+
+TEST(NvmeDevice, ReadDelayOccupiesNoUnit) {
+  // With read_service set, read_latency = delay + service: QD1 still sees read_latency, while two
+  // reads of the one unit overlap their delays and queue only for the service.
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  spec.parallel_units = 1;
+  spec.read_service_s = 20e-6;
+  spec.read_bandwidth_Bps = 1e15;
+  NvmeDevice device(spec, 1);
+  EXPECT_NEAR(device.read(0, 0, 4096), spec.read_latency_s, 1e-9);
+  double t = 1.0, first = device.read(t, 0, 4096), second = device.read(t, 0, 4096);
+  EXPECT_NEAR(first - t, spec.read_latency_s, 1e-9);
+  EXPECT_NEAR(second - first, spec.read_service_s, 1e-9);
+}
+
+TEST(Queueing, ClosedLoopThroughputMatchesMva) {
+  // A fitted virtual disk's shape (a delay plus one exponential server): closed-loop fio at each
+  // queue depth against exact mean value analysis.
+  for (int depth : {1, 2, 4, 8}) {
+    std::string yaml = R"(
+devices:
+  vdisk:
+    kind: virtual-disk
+    source: "test fixture: delay + one exponential server"
+    capacity: 1TB
+    reference_block: 16KiB
+    read_latency: 64us
+    read_service: 25us
+    read_iops: 40K/s
+    parallel_units: 1
+    queue: shared
+    read_bandwidth: 1000TB/s
+    write_bandwidth: 1000TB/s
+    write_latency: 10us
+    write_iops: 100K/s
+    flush_latency: 10us
+    service: exponential
+storage: {kind: local, device: vdisk}
+workload:
+  fio: {rw: randread, bs: 16KiB, iodepth: )" + std::to_string(depth) + R"(}
+simulation: {seed: 5, warmup: 0.2s, batch: 0.5s, min_batches: 10, target_ci: 0.5%, max_duration: 20s}
+)";
+    auto r = run_point(scenario_from(yaml));
+    double expected = mva_throughput(depth, 64e-6 - 25e-6 - 16384 / 1000e12, 1, 25e-6);
+    EXPECT_NEAR(r["iops"].get<double>(), expected, expected * 0.02) << depth;
+  }
+}
+
+TEST(NvmeDevice, WithReadPriorityAProgramTakesOnlyAnIdleUnit) {
+  // One unit busy with a read: a program arriving meanwhile does not queue on it, so a second read
+  // waits only for the first; a program on an idle unit does delay the read that follows it.
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  spec.parallel_units = 1;
+  spec.read_bandwidth_Bps = spec.write_bandwidth_Bps = 1e15;
+  ASSERT_TRUE(spec.read_priority);
+  NvmeDevice device(spec, 1);
+  double service = spec.unit_read_service_s(16384);
+  double first = device.read(0, 0, 16384);
+  device.write(0, 0, 16384);
+  EXPECT_NEAR(device.read(0, 0, 16384), first + service, 1e-9);
+  double t = 1.0;
+  device.write(t, 0, 16384);
+  EXPECT_NEAR(device.read(t, 0, 16384), t + spec.unit_write_service_s(16384) + service, 1e-9);
 }

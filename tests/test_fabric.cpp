@@ -1,5 +1,6 @@
-// The fabric against closed forms: transfer time = latency + size / bandwidth, fair sharing of a
-// link, and the per-IO cost NVMe-oF adds.
+// The fabric and the CPU against closed forms: transfer time = latency + size / bandwidth, FCFS
+// serialisation on a shared port, independent directions, the per-IO cost NVMe-oF adds, and a node's
+// cores as one FCFS queue.
 #include <gtest/gtest.h>
 
 #include "platform/platform.h"
@@ -24,36 +25,28 @@ TEST(Fabric, OneTransferTakesLatencyPlusSizeOverBandwidth) {
   auto engine = create_engine();
   Platform platform(scenario, *engine);
   const double bytes = 100e6;
-  double elapsed = -1;
-  auto* from = platform.compute()[0].host;
-  auto* to = platform.storage_nodes()[0].host;
-  sg::Actor::create("sender", from, [&] {
-    sg::Comm::sendto(from, to, static_cast<std::uint64_t>(bytes));
-    elapsed = sg::Engine::get_clock();
-  });
-  engine->run();
+  auto& port = platform.storage_nodes()[0];
+  double arrived = platform.transfer(platform.compute()[0].nic_tx, port.port_rx[0], 0.0, bytes);
   double expected = route_latency_s(scenario) + bytes / scenario.fabric.rate_Bps;
-  EXPECT_NEAR(elapsed, expected, expected * 1e-6);
+  EXPECT_NEAR(arrived, expected, expected * 1e-9);
+  EXPECT_NEAR(platform.route_latency_s(), route_latency_s(scenario), 1e-15);
 }
 
-TEST(Fabric, TwoFlowsOnALinkEachGetHalf) {
-  // Two compute nodes read from one storage port at once: the port is the bottleneck.
+TEST(Fabric, TwoMessagesOnOnePortAreSerialised) {
+  // Two compute nodes read from one storage port at once: the port sends one message, then the
+  // other; the last byte of both has left after twice the serialisation time, as with fair sharing.
   auto scenario = scenario_from(kTwoComputeOneStorage);
   auto engine = create_engine();
   Platform platform(scenario, *engine);
-  const double bytes = 100e6;
-  std::vector<double> done(2, -1);
-  auto* storage = platform.storage_nodes()[0].host;
-  for (int i = 0; i < 2; ++i) {
-    auto* compute = platform.compute()[i].host;
-    sg::Actor::create("reader", compute, [&, i, compute] {
-      sg::Comm::sendto(storage, compute, static_cast<std::uint64_t>(bytes));
-      done[i] = sg::Engine::get_clock();
-    });
-  }
-  engine->run();
-  double expected = route_latency_s(scenario) + 2 * bytes / scenario.fabric.rate_Bps;
-  for (double d : done) EXPECT_NEAR(d, expected, expected * 1e-3);
+  const double bytes = 100e6, serialisation = bytes / scenario.fabric.rate_Bps;
+  auto& port = platform.storage_nodes()[0].port_tx[0];
+  double first = platform.transfer(port, platform.compute()[0].nic_rx, 0.0, bytes);
+  double second = platform.transfer(port, platform.compute()[1].nic_rx, 0.0, bytes);
+  EXPECT_NEAR(first, route_latency_s(scenario) + serialisation, 1e-12);
+  EXPECT_NEAR(second, route_latency_s(scenario) + 2 * serialisation, 1e-12);
+  // A message ready later fills the idle gap before a booked one if it fits.
+  double late = platform.transfer(port, platform.compute()[0].nic_rx, 10.0, 1.0);
+  EXPECT_NEAR(late, 10.0 + 1.0 / scenario.fabric.rate_Bps + route_latency_s(scenario), 1e-12);
 }
 
 TEST(Fabric, OppositeDirectionsDoNotShareASplitDuplexPort) {
@@ -61,20 +54,56 @@ TEST(Fabric, OppositeDirectionsDoNotShareASplitDuplexPort) {
   auto engine = create_engine();
   Platform platform(scenario, *engine);
   const double bytes = 100e6;
-  std::vector<double> done(2, -1);
-  auto* storage = platform.storage_nodes()[0].host;
-  auto* compute = platform.compute()[0].host;
-  sg::Actor::create("read", compute, [&] {
-    sg::Comm::sendto(storage, compute, static_cast<std::uint64_t>(bytes));
-    done[0] = sg::Engine::get_clock();
+  auto& storage = platform.storage_nodes()[0];
+  auto& compute = platform.compute()[0];
+  double read = platform.transfer(storage.port_tx[0], compute.nic_rx, 0.0, bytes);
+  double write = platform.transfer(compute.nic_tx, storage.port_rx[0], 0.0, bytes);
+  double expected = route_latency_s(scenario) + bytes / scenario.fabric.rate_Bps;
+  EXPECT_NEAR(read, expected, 1e-12);
+  EXPECT_NEAR(write, expected, 1e-12);
+}
+
+TEST(Cpu, CoresAreOneFcfsQueueAndLongBurstsAreSliced) {
+  // Two cores, three bursts at once: two start at once, the third waits for the first to end. A
+  // burst longer than the slice goes back to the queue after each slice.
+  auto scenario = scenario_from("compute: {cores: 2}\nstorage: {kind: local, device: pcie4-nvme-tlc}\n");
+  auto engine = create_engine();
+  Platform platform(scenario, *engine);
+  auto& node = platform.compute()[0];
+  std::vector<double> done(3, -1);
+  for (int i = 0; i < 3; ++i)
+    sg::Actor::create("burst", node.host, [&, i] {
+      platform.compute(node, 100e-6);
+      done[i] = sg::Engine::get_clock();
+    });
+  engine->run();
+  EXPECT_NEAR(done[0], 100e-6, 1e-12);
+  EXPECT_NEAR(done[1], 100e-6, 1e-12);
+  EXPECT_NEAR(done[2], 200e-6, 1e-12);
+  EXPECT_NEAR(node.cpu_busy_s, 300e-6, 1e-12);
+  // Slices: 1.5 ms on 2 cores (Linux's base slice x (1 + log2 2)).
+  EXPECT_NEAR(node.time_slice_s, 1.5e-3, 1e-12);
+}
+
+TEST(Cpu, ALongBurstLetsAShortOneInAfterItsSlice) {
+  // One core, slice 0.75 ms: a 2 ms burst and a 0.1 ms one ready at once. The short one runs after
+  // the long one's first slice, not after all of it.
+  auto scenario = scenario_from("compute: {cores: 1}\nstorage: {kind: local, device: pcie4-nvme-tlc}\n");
+  auto engine = create_engine();
+  Platform platform(scenario, *engine);
+  auto& node = platform.compute()[0];
+  double long_done = -1, short_done = -1;
+  sg::Actor::create("long", node.host, [&] {
+    platform.compute(node, 2e-3);
+    long_done = sg::Engine::get_clock();
   });
-  sg::Actor::create("write", compute, [&] {
-    sg::Comm::sendto(compute, storage, static_cast<std::uint64_t>(bytes));
-    done[1] = sg::Engine::get_clock();
+  sg::Actor::create("short", node.host, [&] {
+    platform.compute(node, 0.1e-3);
+    short_done = sg::Engine::get_clock();
   });
   engine->run();
-  double expected = route_latency_s(scenario) + bytes / scenario.fabric.rate_Bps;
-  for (double d : done) EXPECT_NEAR(d, expected, expected * 1e-3);
+  EXPECT_NEAR(short_done, 0.85e-3, 1e-12);
+  EXPECT_NEAR(long_done, 2.1e-3, 1e-12);
 }
 
 // At QD1 an NVMe-oF read costs the local read plus initiator and target CPU, a capsule one way and

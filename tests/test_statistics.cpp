@@ -45,3 +45,19 @@ TEST(BatchMeans, ConfidenceIntervalOfKnownSample) {
   // sd = sqrt(10/5) = 1.414; t(0.975, 5) = 2.571; hw = 2.571 * 1.414 / sqrt(6)
   EXPECT_NEAR(e.half_width, 2.571 * std::sqrt(2.0) / std::sqrt(6.0), 0.01);
 }
+
+TEST(Mser, FindsTheEndOfATransient) {
+  // A ramp over the first 20 batches, then a steady level with alternating noise.
+  std::vector<double> series;
+  for (int i = 0; i < 20; ++i) series.push_back(5.0 * i);
+  for (int i = 0; i < 80; ++i) series.push_back(100.0 + (i % 2 ? 1.0 : -1.0));
+  size_t d = mser_truncation(series);
+  EXPECT_GE(d, 18u);
+  EXPECT_LE(d, 21u);
+}
+
+TEST(Mser, SteadySeriesIsNotTruncated) {
+  std::vector<double> series;
+  for (int i = 0; i < 40; ++i) series.push_back(100.0 + (i % 3) - 1.0);
+  EXPECT_LT(2 * mser_truncation(series), series.size());
+}

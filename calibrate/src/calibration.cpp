@@ -2,13 +2,16 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/queueing.h"
 #include "core/units.h"
 #include "scenario/scenario.h"
 
@@ -69,40 +72,101 @@ std::string device_name_for(const Trace& t) {
   return set + "-" + kind;
 }
 
+namespace {
+
+struct ReadQueueFit {
+  int units = 1;
+  double service_s = 0;
+  double rms_log_error = 0;
+  std::vector<std::pair<int, std::pair<double, double>>> points;  // depth -> (measured, fitted IOPS)
+};
+
+// The read curve (IOPS over queue depths) as `units` servers behind a delay: at the ceiling every
+// unit is busy (service = units / ceiling), the QD1 latency is delay + service, and the number of
+// units is the one whose MVA curve fits the measured depths best (log error).
+ReadQueueFit fit_read_queue(const std::vector<const FioResult*>& reads, double qd1_s, double ceiling_iops) {
+  ReadQueueFit best;
+  best.rms_log_error = std::numeric_limits<double>::infinity();
+  for (int units = 1; units <= 64; units *= 2) {
+    // A device that reaches its ceiling at QD1 (tmpfs: the copy is the whole cost) is one unit with
+    // no delay.
+    double service = std::min(units / ceiling_iops, qd1_s);
+    if (units > 1 && service >= qd1_s) break;
+    double sum = 0;
+    ReadQueueFit fit{units, service, 0, {}};
+    for (const auto* f : reads) {
+      double x = mva_throughput(f->iodepth, qd1_s - service, units, service);
+      sum += std::pow(std::log(x / f->iops), 2);
+      fit.points.push_back({f->iodepth, {f->iops, x}});
+    }
+    fit.rms_log_error = std::sqrt(sum / std::max<size_t>(1, reads.size()));
+    if (fit.rms_log_error < best.rms_log_error) best = fit;
+  }
+  return best;
+}
+
+}  // namespace
+
 std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   const std::string dev = device_name_for(t);
-  std::ostringstream d;
-    double qd1 = 0, best_iops = 0, block = 16384, write_lat = 0, sync_lat = 0;
-    for (const auto& f : t.fio) {
-      if (f.rw == "randread") {
-        if (f.iodepth == 1) qd1 = f.latency_mean_s;
-        best_iops = std::max(best_iops, f.iops);
-        block = f.block_bytes;
-      } else {
-        write_lat = f.latency_mean_s;
-        sync_lat = f.sync_latency_mean_s;
-      }
+  // Reads: QD1 latency, the ceiling over queue depths, and the number of units that fits the curve.
+  // Writes: QD1 latency of a plain write (acknowledged, no flush), the ceiling of plain writes over
+  // queue depths, and the flush latency of the redo-like job (small sequential writes, each
+  // fdatasync'ed) when captured, else of the random write + fsync job. Figures are per fio block
+  // (the reference block).
+  double qd1 = 0, best_iops = 0, block = 16384, write_lat = 0, write_iops = 0, sync_lat = 0;
+  bool redo_like_sync = false;
+  std::vector<const FioResult*> reads;
+  for (const auto& f : t.fio) {
+    if (f.rw == "randread") {
+      if (f.iodepth == 1) qd1 = f.latency_mean_s;
+      best_iops = std::max(best_iops, f.iops);
+      block = f.block_bytes;
+      reads.push_back(&f);
+    } else if (f.rw == "randwrite" && !f.syncs) {
+      if (f.iodepth == 1) write_lat = f.latency_mean_s;
+      write_iops = std::max(write_iops, f.iops);
+    } else if (f.syncs && f.sync_latency_mean_s > 0 && (f.rw == "write" || !redo_like_sync)) {
+      sync_lat = f.sync_latency_mean_s;
+      redo_like_sync = f.rw == "write";
+      if (write_lat <= 0) write_lat = f.latency_mean_s;
     }
-    if (qd1 <= 0 || best_iops <= 0) return "";
-    int units = std::max(1, static_cast<int>(std::lround(best_iops * qd1)));
-    d << dev << ":\n";
-    d << "  kind: " << (t.meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t.meta["storage"]["kind"].Scalar()) << "\n";
-    d << "  description: fitted from " << std::filesystem::path(t.dir).filename().string() << "/fio\n";
-    d << "  source: \"fio JSON in " << t.dir << "/fio: QD1 randread latency, the best randread IOPS over queue depths, QD1 write and fsync latency (V, measured); write buffer and drain rate assumed (U)\"\n";
-    d << "  capacity: 100GiB\n";
-    d << "  read_latency: " << fmt_us(qd1) << "\n";
-    d << "  read_transfer_rate: 0B/s\n";
-    d << "  read_iops: " << std::lround(best_iops) << "/s\n";
-    d << "  parallel_units: " << units << "\n";
-    d << "  read_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
-    d << "  write_bandwidth: " << std::lround(best_iops * block * 4) << "B/s\n";
-    d << "  write_latency: " << fmt_us(write_lat > 0 ? write_lat : qd1) << "\n";
-    d << "  write_iops: " << std::lround(best_iops) << "/s\n";
-    d << "  write_cache: 64MiB\n";
-    d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
-    d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
-    d << "  host_cpu_per_io: " << fmt_us(host_cpu_s) << "  # fitted from the server's CPU per transaction (0: not fitted)\n";
-    return d.str();
+  }
+  if (qd1 <= 0 || best_iops <= 0) return "";
+  std::sort(reads.begin(), reads.end(), [](const FioResult* a, const FioResult* b) { return a->iodepth < b->iodepth; });
+  ReadQueueFit fit = fit_read_queue(reads, qd1, best_iops);
+  // The interface is not what limits a fitted device: make it an order of magnitude wider than the
+  // ceiling so that the units and the delay carry the measured figures.
+  double interface_Bps = 10 * std::max(best_iops, write_iops) * block;
+  std::ostringstream d;
+  d << dev << ":\n";
+  d << "  kind: " << (t.meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t.meta["storage"]["kind"].Scalar()) << "\n";
+  d << "  description: fitted from " << std::filesystem::path(t.dir).filename().string() << "/fio\n";
+  d << "  source: \"fio JSON in " << t.dir
+    << "/fio: QD1 randread latency, the randread curve over queue depths (units and service fitted by MVA), QD1 write latency, the"
+       " best randwrite IOPS, fdatasync/fsync latency (V, measured); write buffer size assumed (U)\"\n";
+  d << "  # read curve, IOPS measured -> fitted (" << fit.units << " units of " << fmt_us(fit.service_s)
+    << ", rms log error " << std::setprecision(3) << fit.rms_log_error << "):";
+  for (const auto& [depth, xs] : fit.points) d << " QD" << depth << " " << std::lround(xs.first) << "->" << std::lround(xs.second);
+  d << "\n";
+  d << "  capacity: 100GiB\n";
+  d << "  reference_block: " << std::lround(block) << "B\n";
+  d << "  read_latency: " << fmt_us(qd1) << "\n";
+  d << "  read_service: " << fmt_us(fit.service_s) << "\n";
+  d << "  read_transfer_rate: 0B/s\n";
+  d << "  read_iops: " << std::lround(best_iops) << "/s\n";
+  d << "  parallel_units: " << fit.units << "\n";
+  d << "  queue: shared\n";
+  d << "  read_priority: false  # one backend for reads and writes: fio's mixed job shares its ceiling\n";
+  d << "  read_bandwidth: " << std::lround(interface_Bps) << "B/s\n";
+  d << "  write_bandwidth: " << std::lround(interface_Bps) << "B/s\n";
+  d << "  write_latency: " << fmt_us(write_lat > 0 ? write_lat : qd1) << "\n";
+  d << "  write_iops: " << std::lround(write_iops > 0 ? write_iops : best_iops) << "/s\n";
+  d << "  write_cache: 64MiB\n";
+  d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
+  d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
+  d << "  host_cpu_per_io: " << fmt_us(host_cpu_s) << "  # fitted from the server's CPU per transaction (0: not fitted)\n";
+  return d.str();
 }
 
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name) {
@@ -123,7 +187,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     std::string k = device_name_for(*t);
     if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
   }
-  const int columns = 2 + static_cast<int>(kinds.size());  // + client threads beyond the cores
+  // S, per-IO host CPU per device, idle wake-ups, per client thread beyond the cores.
+  const int devices = static_cast<int>(kinds.size());
+  const int wake_column = 1 + devices;
+  const int columns = 3 + devices;
   Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
   Eigen::VectorXd y(n);
   for (int i = 0; i < n; ++i) {
@@ -134,6 +201,11 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     int k = static_cast<int>(std::find(kinds.begin(), kinds.end(), device_name_for(t)) - kinds.begin());
     X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) + t.per_txn("Innodb_pages_written").value_or(0) +
                   t.per_txn("Innodb_dblwr_pages_written").value_or(0);
+    // Statement round trips that woke a thread on an idle core: the statements, times the chance a
+    // core was idle, estimated as the idle share of the CPUs (neither busy nor stolen) times the
+    // cores, at most 1 (one thread on two half-idle cores always finds one idle).
+    double idle = std::max(0.0, 1 - (capture_value(t, "busy_pct") + capture_value(t, "steal_pct")) / 100);
+    X(i, wake_column) = std::isnan(idle) ? 0 : statements_per_txn(t) * std::min(1.0, idle * cores);
     X(i, columns - 1) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
   }
   // Drop columns without variation (all cached: no IO to fit) and keep coefficients >= 0.
@@ -167,33 +239,55 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     if (!negative) break;
   }
   std::map<std::string, std::pair<double, double>> io_cpu;  // device -> (value, sigma)
-  for (size_t k = 0; k < kinds.size(); ++k) io_cpu[kinds[k]] = {beta(1 + k), sigma(1 + k)};
-  // 2. Client CPU per statement, from sysbench's measured CPU; redo per row change from the counter.
-  double client_sum = 0, redo_sum = 0;
-  int client_n = 0, redo_n = 0;
+  for (int k = 0; k < devices; ++k) io_cpu[kinds[k]] = {beta(1 + k), sigma(1 + k)};
+  // 2. Client CPU per transaction = a x statements + b x max(0, threads - cores), from sysbench's
+  //    measured CPU (the client's scheduling cost grows with its threads too); redo per row change
+  //    from the counter.
+  std::vector<std::array<double, 3>> client_rows;  // statements, excess threads, CPU per txn
+  double redo_sum = 0;
+  int redo_n = 0;
   for (const auto* t : usable) {
     double sb = capture_value(*t, "sysbench_cpu_pct");
     double cores = t->meta["host"]["cores"].as<double>();
-    if (!std::isnan(sb)) {
-      client_sum += sb / 100.0 * cores / t->sysbench.tps / statements_per_txn(*t);
-      ++client_n;
-    }
+    if (!std::isnan(sb))
+      client_rows.push_back({statements_per_txn(*t), std::max(0.0, t->meta["workload"]["threads"].as<double>() - cores),
+                             sb / 100.0 * cores / t->sysbench.tps});
     auto redo = t->per_txn("Innodb_os_log_written");
     if (redo && row_changes_per_txn(*t) > 0) {
       redo_sum += *redo / row_changes_per_txn(*t);
       ++redo_n;
     }
   }
+  const int client_n = static_cast<int>(client_rows.size());
+  double client_statement_s = 0, client_excess_s = 0;
+  if (client_n > 0) {
+    Eigen::MatrixXd A(client_n, 2);
+    Eigen::VectorXd b(client_n);
+    for (int i = 0; i < client_n; ++i) {
+      A(i, 0) = client_rows[i][0];
+      A(i, 1) = client_rows[i][1];
+      b(i) = client_rows[i][2];
+    }
+    Eigen::VectorXd ab = A.colPivHouseholderQr().solve(b);
+    if (A.col(1).cwiseAbs().maxCoeff() < 1e-9 || ab(1) < 0) {  // no variation or no growth: statements only
+      ab(0) = A.col(0).dot(b) / A.col(0).squaredNorm();
+      ab(1) = 0;
+    }
+    client_statement_s = ab(0);
+    client_excess_s = ab(1);
+  }
   double unit_s = beta(0) / shape_units_per_txn(*usable.front());
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
-  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + k x max(0, threads - cores)\n";
+  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + w x statements x idle share + k x max(0, threads - cores)\n";
   report << "    S = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << "\n";
   for (const auto& [dev, v] : io_cpu) report << "    c[" << dev << "] = " << fmt_us(v.first) << " +- " << fmt_us(v.second) << " per IO\n";
+  report << "    w = " << fmt_us(beta(wake_column)) << " +- " << fmt_us(sigma(wake_column)) << " per statement woken on an idle core\n";
   report << "    k = " << fmt_us(beta(columns - 1)) << " +- " << fmt_us(sigma(columns - 1)) << " per client thread beyond the cores\n";
   report << "    rms residual = " << fmt_us(rms) << " per txn\n";
-  report << "  client CPU per statement = " << fmt_us(client_n ? client_sum / client_n : 0) << " (" << client_n << " traces)\n";
+  report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
+         << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
   report << "  redo per row change = " << (redo_n ? redo_sum / redo_n : 0) << " B (" << redo_n << " traces)\n";
   report << "  residuals (measured - fitted server CPU per txn):\n";
   for (int i = 0; i < n; ++i) {
@@ -223,16 +317,18 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "  page_write: 0us       # per device: host_cpu_per_io\n";
   p << "  checksum_crc32: 0us   # inside page_read / page_write\n";
   p << "  checksum_innodb: 0us  # not measured\n";
-  p << "  client_statement: " << fmt_us(client_n ? client_sum / client_n : 0) << "\n";
+  p << "  client_statement: " << fmt_us(client_statement_s) << "\n";
   p << "  page_cleaner_batch: 0us\n";
   p << "serial_section: 0us\n";
-  p << "oversubscription_cpu: " << fmt_us(beta(columns - 1)) << "\n";
+  p << "oversubscription_cpu: " << fmt_us(beta(columns - 1) + client_excess_s) << "  # server k + client b\n";
+  p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
   p << "  S_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"\n";
   p << "  oversubscription_us: \"" << beta(columns - 1) * 1e6 << " +- " << sigma(columns - 1) * 1e6 << "\"\n";
   for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
+  p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " +- " << sigma(wake_column) * 1e6 << "\"\n";
   p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
 
   // 3. Devices from the fio jobs: QD1 read latency, the read ceiling over queue depths (parallel
@@ -258,7 +354,10 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   y << "catalogue: [";
   for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << "\"" << catalogue_paths[i] << "\"";
   y << "]\n";
+  // CPU the run did not have: other processes, and the hypervisor's steal (measured per trace).
   double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
+  double steal_pct = capture_value(t, "steal_pct");
+  if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background << "}\n";
   y << "storage: {kind: local, device: " << device_name_for(t) << "}\n";
   y << "database:\n  profile: \"" << profile_path << "\"\n  buffer_pool: " << s["buffer_pool"].Scalar() << "\n";

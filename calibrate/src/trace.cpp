@@ -154,8 +154,18 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   r.block_bytes = std::stod(bs) * (bs.find_first_of("kK") != std::string::npos ? 1024 : bs.find_first_of("mM") != std::string::npos ? 1048576 : 1);
   const char* side = r.rw.find("write") != std::string::npos ? "write" : "read";
   if (!job.contains(side) || !job[side].contains("lat_ns")) throw InputError({file, 0, 0}, "", std::string("no '") + side + ".lat_ns' in the job");
-  r.iops = job[side]["iops"].get<double>();
-  r.latency_mean_s = job[side]["lat_ns"]["mean"].get<double>() * 1e-9;
+  auto side_figures = [&](const char* name, double& iops, double& latency_s) {
+    if (job.contains(name) && job[name].contains("lat_ns") && job[name].contains("iops")) {
+      iops = job[name]["iops"].get<double>();
+      latency_s = job[name]["lat_ns"]["mean"].get<double>() * 1e-9;
+    }
+  };
+  side_figures("read", r.read_iops, r.read_latency_mean_s);
+  side_figures("write", r.write_iops, r.write_latency_mean_s);
+  bool write_side = std::string(side) == "write";
+  r.iops = write_side ? r.write_iops : r.read_iops;
+  r.latency_mean_s = write_side ? r.write_latency_mean_s : r.read_latency_mean_s;
+  r.syncs = options.contains("fsync") || options.contains("fdatasync");
   if (job.contains("sync") && job["sync"].contains("lat_ns")) r.sync_latency_mean_s = job["sync"]["lat_ns"]["mean"].get<double>() * 1e-9;
   return r;
 }

@@ -27,12 +27,15 @@ struct SysbenchResult {
 
 struct FioResult {
   std::string file;
-  std::string rw;  // randread | randwrite
+  std::string rw;  // randread | randwrite | randrw | read | write
   int iodepth = 1;
   double block_bytes = 0;
-  double iops = 0;
-  double latency_mean_s = 0;
-  double sync_latency_mean_s = 0;  // fsync, when the job had fsync=1
+  double iops = 0;             // of the job's side: writes for write jobs, reads otherwise
+  double latency_mean_s = 0;   // of the same side
+  double read_iops = 0, write_iops = 0;  // each side (mixed jobs have both)
+  double read_latency_mean_s = 0, write_latency_mean_s = 0;
+  double sync_latency_mean_s = 0;  // fsync / fdatasync, when the job had one
+  bool syncs = false;              // the job had fsync= or fdatasync=
 };
 
 struct Trace {

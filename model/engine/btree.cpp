@@ -89,4 +89,10 @@ DataLayout::DataLayout(int tables, const TableShape& shape) : page_bytes_(shape.
   total_pages_ = next;
 }
 
+int DataLayout::table_of(std::uint32_t page) const {
+  auto after = std::upper_bound(tables_.begin(), tables_.end(), page,
+                                [](std::uint32_t p, const TableGeometry& t) { return p < t.primary.first_page; });
+  return static_cast<int>(after - tables_.begin()) - 1;
+}
+
 }  // namespace poolsim

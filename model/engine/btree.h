@@ -50,6 +50,8 @@ public:
   DataLayout(int tables, const TableShape& shape);
   const TableGeometry& table(int t) const { return tables_[t]; }
   int tables() const { return static_cast<int>(tables_.size()); }
+  // The table (tablespace) a page belongs to: tables are laid out one after the other.
+  int table_of(std::uint32_t page) const;
   std::uint32_t total_pages() const { return total_pages_; }
   double page_bytes() const { return page_bytes_; }
 

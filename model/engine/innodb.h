@@ -4,6 +4,7 @@
 #include <simgrid/s4u.hpp>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -47,8 +48,9 @@ private:
 // group.
 class GroupCommitLog {
 public:
-  GroupCommitLog(StoragePath& path, std::uint64_t offset_bytes, double capacity_bytes)
-      : path_(path), offset_(offset_bytes), capacity_(capacity_bytes) {}
+  // `on_flush` runs before each flush: the flushing thread's CPU in the kernel's fsync path.
+  GroupCommitLog(StoragePath& path, std::uint64_t offset_bytes, double capacity_bytes, std::function<void()> on_flush)
+      : path_(path), offset_(offset_bytes), capacity_(capacity_bytes), on_flush_(std::move(on_flush)) {}
   std::uint64_t append(double bytes) { return lsn_ += static_cast<std::uint64_t>(bytes); }
   std::uint64_t lsn() const { return lsn_; }
   // Blocks until everything up to `lsn` is written and flushed.
@@ -62,6 +64,7 @@ private:
   StoragePath& path_;
   std::uint64_t offset_;
   double capacity_;
+  std::function<void()> on_flush_;
   std::uint64_t lsn_ = 0, written_ = 0, flushed_ = 0;
   bool busy_ = false;
   WaitQueue waiters_;
@@ -150,6 +153,7 @@ struct ClientThread {
   std::mt19937_64 rng;
   double pending_cpu_s = 0;    // CPU work accumulated since the last wait
   double pending_delay_s = 0;  // pure delays (round trips, client think) since the last wait
+  double pending_wakeup_s = 0; // CPU the pending round trips cost if they wake on an idle core
   TxnBreakdown breakdown;
   std::vector<std::uint64_t> held_locks;
   ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)

@@ -27,6 +27,7 @@ struct ServerProfile {
   // CPU per transaction for each client thread beyond the cores: context switches and spin-waits
   // grow when runnable threads outnumber cores (fitted contention coefficient).
   double oversubscription_cpu_s = 0;
+  double idle_wakeup_cpu_s = 0;  // per statement round trip whose thread wakes on an idle core
   double page_cleaner_batch_cpu_s = 0;
 };
 

@@ -6,21 +6,34 @@
 namespace poolsim {
 
 namespace {
-constexpr double kBaseIoBytes = 4096.0;     // datasheet latencies and IOPS are quoted for 4 KiB
 constexpr std::uint64_t kUnitStripeBytes = 16384;  // address granule that maps to one parallel unit
 }  // namespace
 
 double DeviceSpec::unit_read_service_s(double bytes) const {
-  // read_latency is end to end for 4 KiB, so the unit's share excludes the interface transfer.
-  double interface_4k = read_bandwidth_Bps > 0 ? kBaseIoBytes / read_bandwidth_Bps : 0.0;
-  double extra = (bytes > kBaseIoBytes && read_transfer_Bps > 0) ? (bytes - kBaseIoBytes) / read_transfer_Bps : 0.0;
-  return std::max(read_latency_s - interface_4k, 0.0) + extra;
+  // read_latency is end to end for a reference block, so the unit's default share excludes the
+  // interface transfer.
+  double ref = reference_block_bytes;
+  double interface_ref = read_bandwidth_Bps > 0 ? ref / read_bandwidth_Bps : 0.0;
+  double base = read_service_s > 0 ? read_service_s : std::max(read_latency_s - interface_ref, 0.0);
+  double extra = (bytes > ref && read_transfer_Bps > 0) ? (bytes - ref) / read_transfer_Bps : 0.0;
+  return base + extra;
+}
+
+double DeviceSpec::read_delay_s() const {
+  if (read_service_s <= 0) return 0.0;
+  double interface_ref = read_bandwidth_Bps > 0 ? reference_block_bytes / read_bandwidth_Bps : 0.0;
+  return std::max(read_latency_s - read_service_s - interface_ref, 0.0);
+}
+
+double DeviceSpec::unit_write_service_s(double bytes) const {
+  // At the write ceiling every unit programs all the time: units x bytes / drain rate each.
+  return drain_Bps() > 0 ? units() * bytes / drain_Bps() : 0.0;
 }
 
 int DeviceSpec::units() const {
   if (parallel_units > 0) return parallel_units;
   // At the IOPS ceiling every unit is busy: units = IOPS x service time.
-  return std::max(1, static_cast<int>(std::lround(read_iops * unit_read_service_s(kBaseIoBytes))));
+  return std::max(1, static_cast<int>(std::lround(read_iops * unit_read_service_s(reference_block_bytes))));
 }
 
 NvmeDevice::NvmeDevice(const DeviceSpec& spec, std::uint64_t seed)
@@ -35,7 +48,7 @@ double NvmeDevice::sample(double mean_s) {
 }
 
 double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) {
-  auto unit = units_.book(now_s, sample(spec_.unit_read_service_s(bytes)), offset_bytes / kUnitStripeBytes);
+  auto unit = units_.book(now_s + spec_.read_delay_s(), sample(spec_.unit_read_service_s(bytes)), offset_bytes / kUnitStripeBytes);
   double done = unit.end_s;
   if (spec_.read_bandwidth_Bps > 0) done = host_read_.book(now_s, done, bytes / spec_.read_bandwidth_Bps);
   ++counters_.reads;
@@ -44,7 +57,7 @@ double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) 
   return done;
 }
 
-double NvmeDevice::write(double now_s, std::uint64_t /*offset_bytes*/, double bytes) {
+double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes) {
   double arrived = now_s;
   if (spec_.write_bandwidth_Bps > 0) arrived = host_write_.book(now_s, bytes / spec_.write_bandwidth_Bps).end_s;
   double accepted = arrived;
@@ -57,8 +70,14 @@ double NvmeDevice::write(double now_s, std::uint64_t /*offset_bytes*/, double by
     if (need_s > 0) accepted = arrived + need_s;
     drained_at_s_ = std::max(drained_at_s_, accepted) + bytes / drain;
   }
-  double interface_4k = spec_.write_bandwidth_Bps > 0 ? kBaseIoBytes / spec_.write_bandwidth_Bps : 0.0;
-  double done = accepted + sample(std::max(spec_.write_latency_s - interface_4k, 0.0));
+  // Programming keeps the units the write's granules map to busy, from when the buffer accepts it.
+  for (double piece = 0; piece < bytes; piece += kUnitStripeBytes) {
+    double n = std::min<double>(kUnitStripeBytes, bytes - piece);
+    std::uint64_t unit = (offset_bytes + static_cast<std::uint64_t>(piece)) / kUnitStripeBytes;
+    if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(accepted, spec_.unit_write_service_s(n), unit);
+  }
+  double interface_ref = spec_.write_bandwidth_Bps > 0 ? spec_.reference_block_bytes / spec_.write_bandwidth_Bps : 0.0;
+  double done = accepted + sample(std::max(spec_.write_latency_s - interface_ref, 0.0));
   ++counters_.writes;
   counters_.write_bytes += bytes;
   counters_.response_s += done - now_s;

@@ -4,8 +4,11 @@
 // parallel unit (flash die) chosen by its address, waits there FIFO, is read, then crosses the host
 // interface (PCIe/SATA), a FIFO stage with the interface's bandwidth. Writes cross the interface into
 // a write-back buffer and are acknowledged; the buffer drains to flash at the steady-state write rate,
-// and a write that finds it full waits for room. fsync costs a flush command; without power-loss
-// protection it also waits until the buffer has drained everything written before it.
+// and a write that finds it full waits for room. Draining programs the units its address maps to:
+// with read priority (SSD firmware suspends programs for reads) a program takes a unit only when it
+// is idle, so a read waits at most for one program; without (a virtual disk's shared backend, as fio's
+// mixed job shows) programs queue FCFS with reads. fsync costs a flush command;
+// without power-loss protection it also waits until the buffer has drained everything written before it.
 #pragma once
 #include <cstdint>
 #include <random>
@@ -21,26 +24,32 @@ struct DeviceSpec {
   std::string description;
   std::string source;        // where the figures come from (datasheet, review, fio trace)
   double capacity_bytes = 0;
-  double read_latency_s = 0;          // 4 KiB random read at QD1, end to end as fio measures it
-  double read_transfer_Bps = 0;       // per-unit transfer rate for the part of a read beyond 4 KiB
-  double read_iops = 0;               // 4 KiB random read ceiling; with read_latency it sets the parallelism
+  double reference_block_bytes = 4096; // the IO size the latency and IOPS figures are quoted for
+  double read_latency_s = 0;          // reference-block random read at QD1, end to end as fio measures it
+  double read_service_s = 0;          // unit busy time per reference read; 0: read_latency less the interface
+  double read_transfer_Bps = 0;       // per-unit transfer rate for the part of a read beyond the reference block
+  double read_iops = 0;               // reference-block random read ceiling; with the unit service it sets the parallelism
   int parallel_units = 0;             // 0: derived as read_iops x unit service time
   double read_bandwidth_Bps = 0;      // host interface ceiling, device to host
   double write_bandwidth_Bps = 0;     // host interface ceiling, host to device
-  double write_latency_s = 0;         // acknowledge of a 4 KiB write into the write buffer, QD1
-  double write_iops = 0;              // steady-state 4 KiB random write rate: the buffer's drain rate
+  double write_latency_s = 0;         // acknowledge of a reference-block write into the write buffer, QD1
+  double write_iops = 0;              // steady-state random write rate (reference blocks): the buffer's drain rate
   double write_cache_bytes = 0;       // write-back buffer
   double flush_latency_s = 0;         // a flush (fsync) command on an empty buffer
   bool power_loss_protection = false; // PLP: a flush need not wait for the buffer to drain
   bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
   bool exponential_service = false;   // service times exponential around their mean (queueing studies)
-  bool shared_queue = false;
-  double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO          // the first free unit serves (M/M/c) instead of the unit by address
+  bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
+  bool read_priority = true;          // programs run in the units' idle time (program suspend); false: FCFS with reads
+  double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO
+  double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)
 
   // Derived figures.
-  double unit_read_service_s(double bytes) const;  // time one unit is busy for a read of `bytes`
+  double unit_read_service_s(double bytes) const;   // time one unit is busy for a read of `bytes`
+  double read_delay_s() const;                       // the part of read_latency that occupies no unit
+  double unit_write_service_s(double bytes) const;  // time writing `bytes` to flash keeps one unit busy
   int units() const;
-  double drain_Bps() const { return write_iops * 4096.0; }
+  double drain_Bps() const { return write_iops * reference_block_bytes; }
 };
 
 // One device instance: analytic FCFS queues, no SimGrid activity of its own. Callers get the

@@ -1,6 +1,7 @@
 #include "platform/platform.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace poolsim {
@@ -20,6 +21,7 @@ public:
   double capacity_bytes() const override { return device_.spec().capacity_bytes; }
   bool atomic_writes() const override { return device_.spec().atomic_writes; }
   double host_cpu_per_io_s() const override { return device_.spec().host_cpu_per_io_s; }
+  double host_cpu_per_flush_s() const override { return device_.spec().host_cpu_per_flush_s; }
 
 private:
   IoTiming wait(double done_s) {
@@ -33,8 +35,8 @@ private:
 
 // A volume striped (RAID0) over the devices of one or more storage nodes, reached over NVMe-oF.
 // A request carries a 64 B command capsule to the target; the target's CPU processes it; the device
-// serves it; data crosses the fabric as a SimGrid transfer (bandwidth shared with other flows);
-// a 16 B completion capsule returns.
+// serves it; data crosses the fabric; a 16 B completion capsule returns. Every stage is an analytic
+// queue, so an IO costs one timer until its completion.
 class NvmeofVolumePath : public StoragePath {
 public:
   struct Member {
@@ -47,60 +49,58 @@ public:
       : platform_(platform), compute_(compute), members_(std::move(members)), fabric_(scenario.fabric),
         stripe_bytes_(static_cast<std::uint64_t>(scenario.storage.stripe_bytes)) {
     for (const auto& m : members_) capacity_ += m.device->spec().capacity_bytes;
-    // One-way latency of a small message: two adapters and the switch.
-    one_way_s_ = 2 * fabric_.nic_latency_s + fabric_.switch_latency_s + fabric_.capsule_bytes / fabric_.rate_Bps;
   }
 
   IoTiming read(std::uint64_t offset, double bytes, bool issue_cpu_done) override {
     IoTiming t;
-    if (!issue_cpu_done) initiator(t);
+    double issued = issue_cpu_done ? now() : initiator(t);
     Member& member = locate(offset).first;  // the member that returns the data (stripe of the first byte)
-    double at_target = now() + one_way_s_;
+    double at_target = to_target(member, issued, fabric_.capsule_bytes);
     double processed = target(*member.node, at_target);
     double done = book_striped(offset, bytes, processed, /*write=*/false);
-    t.network_s += one_way_s_;
+    double back = to_initiator(member, done, bytes);
+    t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
-    sg::this_actor::sleep_until(done);
-    transfer(member, bytes, /*to_target=*/false, t);
+    sg::this_actor::sleep_until(back);
     return t;
   }
 
   IoTiming write(std::uint64_t offset, double bytes) override {
     IoTiming t;
-    initiator(t);
+    double issued = initiator(t);
     Member& member = locate(offset).first;
     // Data beyond the in-capsule size is pulled by the target with an RDMA READ: one more round trip.
-    double extra_round_trip = bytes > kInCapsuleBytes ? 2 * one_way_s_ : 0.0;
-    transfer(member, bytes + fabric_.capsule_bytes, /*to_target=*/true, t);
-    double at_target = now() + extra_round_trip;
-    t.network_s += extra_round_trip;
+    double extra_round_trip = bytes > kInCapsuleBytes ? 2 * platform_.route_latency_s() : 0.0;
+    double at_target = to_target(member, issued, bytes + fabric_.capsule_bytes) + extra_round_trip;
     double processed = target(*member.node, at_target);
     double done = book_striped(offset, bytes, processed, /*write=*/true);
+    double completed = to_initiator(member, done, kCompletionBytes);
+    t.network_s += (at_target - issued) + (completed - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
-    double completed = done + one_way_s_;
-    t.network_s += one_way_s_;
     sg::this_actor::sleep_until(completed);
     return t;
   }
 
   IoTiming flush() override {
     IoTiming t;
-    initiator(t);
-    double at_target = now() + one_way_s_;
+    double issued = initiator(t);
     // A flush of a striped volume flushes every member; it completes with the slowest.
-    double done = at_target;
-    double cpu_done = at_target;
+    double completed = issued;
     for (auto& m : members_) {
+      double at_target = to_target(m, issued, fabric_.capsule_bytes);
       double processed = target(*m.node, at_target);
-      cpu_done = std::max(cpu_done, processed);
-      done = std::max(done, m.device->flush(processed));
+      double done = m.device->flush(processed);
+      double back = to_initiator(m, done, kCompletionBytes);
+      if (back > completed) {
+        completed = back;
+        t.network_s = (at_target - issued) + (back - done);
+        t.cpu_s = processed - at_target;
+        t.device_s = done - processed;
+      }
     }
-    t.cpu_s += cpu_done - at_target;
-    t.device_s += done - cpu_done;
-    t.network_s += 2 * one_way_s_;
-    sg::this_actor::sleep_until(done + one_way_s_);
+    sg::this_actor::sleep_until(completed);
     return t;
   }
 
@@ -113,6 +113,8 @@ public:
 private:
   // nvmet-rdma's default inline data size (U: Linux nvmet `inline_data_size`, 4 KiB).
   static constexpr double kInCapsuleBytes = 4096;
+  // An NVMe completion queue entry (NVMe base specification: 16 bytes).
+  static constexpr double kCompletionBytes = 16;
 
   std::pair<Member&, std::uint64_t> locate(std::uint64_t offset) {
     std::uint64_t stripe = offset / stripe_bytes_;
@@ -136,28 +138,23 @@ private:
     return done;
   }
 
-  void initiator(IoTiming& t) {
+  // The initiator's issuing CPU, queued on the compute node's cores; returns when it is done.
+  double initiator(IoTiming& t) {
     double start = now();
-    platform_.compute(compute_, fabric_.initiator_cpu_s);
-    t.cpu_s += now() - start;
+    double issued = platform_.book_cpu(compute_, start, fabric_.initiator_cpu_s);
+    t.cpu_s += issued - start;
+    return issued;
   }
 
   double target(StorageNode& node, double arrival_s) {
     return node.cores->book(arrival_s, fabric_.target_cpu_s / node.config.core_speed).end_s;
   }
 
-  void transfer(const Member& m, double bytes, bool to_target, IoTiming& t) {
-    double start = now();
-    if (to_target) {
-      compute_.nic_tx.bytes += bytes;
-      m.node->port_rx[m.port].bytes += bytes;
-      sg::Comm::sendto(compute_.host, m.node->host, static_cast<std::uint64_t>(bytes));
-    } else {
-      m.node->port_tx[m.port].bytes += bytes;
-      compute_.nic_rx.bytes += bytes;
-      sg::Comm::sendto(m.node->host, compute_.host, static_cast<std::uint64_t>(bytes));
-    }
-    t.network_s += now() - start;
+  double to_target(Member& m, double ready_s, double bytes) {
+    return platform_.transfer(compute_.nic_tx, m.node->port_rx[m.port], ready_s, bytes);
+  }
+  double to_initiator(Member& m, double ready_s, double bytes) {
+    return platform_.transfer(m.node->port_tx[m.port], compute_.nic_rx, ready_s, bytes);
   }
 
   Platform& platform_;
@@ -166,7 +163,6 @@ private:
   FabricConfig fabric_;
   std::uint64_t stripe_bytes_;
   double capacity_ = 0;
-  double one_way_s_ = 0;
 };
 
 std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
@@ -177,10 +173,16 @@ std::uint64_t mix_seed(std::uint64_t seed, std::uint64_t a, std::uint64_t b) {
   return z ^ (z >> 31);
 }
 
+// The scheduler's time slice: Linux's base slice, 0.75 ms x (1 + log2 cores) (U: kernel/sched/fair.c,
+// sysctl_sched_base_slice with SCHED_TUNABLESCALING_LOG), so a burst shorter than it runs to the end.
+double time_slice_s(int cores) { return 0.75e-3 * (1 + std::log2(std::max(1, cores))); }
+
 }  // namespace
 
 Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(scenario) {
-  auto* zone = sg::create_full_zone("fabric");
+  // SimGrid carries the actors and the clock; CPUs, devices and links are poolsim's own analytic
+  // queues, so hosts need no links or routes.
+  auto* zone = sg::create_full_zone("platform");
   (void)engine;
   const bool pool = scenario.storage.kind == "pool";
   const auto& fabric = scenario.fabric;
@@ -191,10 +193,12 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
     node.host = zone->create_host(name, scenario.compute.core_speed * kReferenceFlops)
                     ->set_core_count(scenario.compute.cores)
                     ->seal();
+    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::SharedQueue);
+    node.core_speed = scenario.compute.core_speed;
+    node.time_slice_s = time_slice_s(scenario.compute.cores);
     if (pool) {
-      node.nic = zone->create_split_duplex_link(name + "-nic", fabric.rate_Bps)->set_latency(fabric.nic_latency_s)->seal();
-      node.nic_tx = {name + "-nic-tx", fabric.rate_Bps, 0};
-      node.nic_rx = {name + "-nic-rx", fabric.rate_Bps, 0};
+      node.nic_tx = FabricLink(name + "-nic-tx", fabric.rate_Bps);
+      node.nic_rx = FabricLink(name + "-nic-rx", fabric.rate_Bps);
     } else {
       node.local_device = std::make_unique<NvmeDevice>(scenario.device(scenario.storage.device),
                                                        mix_seed(scenario.simulation.seed, 0, i));
@@ -202,11 +206,6 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
     }
   }
   if (pool) {
-    // A non-blocking switch: every port at full rate, a fixed port-to-port latency.
-    auto* sw = zone->create_link("switch", fabric.rate_Bps * 4096)
-                   ->set_sharing_policy(sg::Link::SharingPolicy::FATPIPE)
-                   ->set_latency(fabric.switch_latency_s)
-                   ->seal();
     std::map<std::string, StorageNode*> by_name;
     storage_.resize(scenario.storage.nodes.size());
     for (size_t j = 0; j < scenario.storage.nodes.size(); ++j) {
@@ -221,22 +220,14 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
                                                             mix_seed(scenario.simulation.seed, j + 1, d)));
       for (int p = 0; p < node.config.ports; ++p) {
         std::string port = node.config.name + "-port" + std::to_string(p);
-        node.ports.push_back(zone->create_split_duplex_link(port, fabric.rate_Bps)->set_latency(fabric.nic_latency_s)->seal());
-        node.port_tx.push_back({port + "-tx", fabric.rate_Bps, 0});
-        node.port_rx.push_back({port + "-rx", fabric.rate_Bps, 0});
+        node.port_tx.emplace_back(port + "-tx", fabric.rate_Bps);
+        node.port_rx.emplace_back(port + "-rx", fabric.rate_Bps);
       }
       by_name[node.config.name] = &node;
     }
     for (int i = 0; i < scenario.compute.count; ++i) {
       auto& c = compute_[i];
       std::vector<NvmeofVolumePath::Member> members;
-      for (auto& s : storage_) {
-        int port = i % s.config.ports;
-        zone->add_route(c.host->get_netpoint(), s.host->get_netpoint(), nullptr, nullptr,
-                        {sg::LinkInRoute(c.nic, sg::LinkInRoute::Direction::UP), sg::LinkInRoute(sw),
-                         sg::LinkInRoute(s.ports[port], sg::LinkInRoute::Direction::DOWN)},
-                        true);
-      }
       // Stripe members interleave nodes (node-major within each stripe row) so consecutive stripes
       // land on different storage nodes.
       int per_node = scenario.storage.volume_devices_per_node;
@@ -257,24 +248,52 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
 
 Platform::~Platform() = default;
 
-void Platform::compute(ComputeNode& node, double reference_s) {
-  if (reference_s <= 0) return;
+void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
+  if (idle_extra_s > 0 && node.cores->idle_at(std::max(ready_s, now()))) reference_s += idle_extra_s;
+  if (reference_s <= 0) {
+    if (ready_s > now()) sg::this_actor::sleep_until(ready_s);
+    return;
+  }
   node.cpu_busy_s += reference_s;
-  sg::this_actor::execute(reference_s * kReferenceFlops);
+  // Slice by slice: each slice queues behind the work that arrived while the previous one ran.
+  double left_s = reference_s / node.core_speed;
+  while (left_s > 0) {
+    double slice = std::min(left_s, node.time_slice_s);
+    sg::this_actor::sleep_until(node.cores->book(std::max(ready_s, now()), slice).end_s);
+    left_s -= slice;
+  }
+}
+
+double Platform::book_cpu(ComputeNode& node, double ready_s, double reference_s) {
+  if (reference_s <= 0) return ready_s;
+  node.cpu_busy_s += reference_s;
+  return node.cores->book(ready_s, reference_s / node.core_speed).end_s;
+}
+
+double Platform::route_latency_s() const {
+  return 2 * scenario_.fabric.nic_latency_s + scenario_.fabric.switch_latency_s;
+}
+
+double Platform::transfer(FabricLink& out, FabricLink& in, double ready_s, double bytes) const {
+  double serialisation = bytes / out.rate_Bps();
+  double sent = out.serialise(now(), ready_s, bytes);
+  double received = in.serialise(now(), sent - serialisation, bytes);
+  return received + route_latency_s();
 }
 
 void Platform::reset_counters(double now_s) {
   counters_since_s_ = now_s;
   for (auto& c : compute_) {
     c.cpu_busy_s = 0;
-    c.nic_tx.bytes = c.nic_rx.bytes = 0;
+    c.nic_tx.reset_counters();
+    c.nic_rx.reset_counters();
     if (c.local_device) c.local_device->reset_counters();
   }
   for (auto& s : storage_) {
     s.cores->reset_counters();
     for (auto& d : s.devices) d->reset_counters();
-    for (auto& l : s.port_tx) l.bytes = 0;
-    for (auto& l : s.port_rx) l.bytes = 0;
+    for (auto& l : s.port_tx) l.reset_counters();
+    for (auto& l : s.port_rx) l.reset_counters();
   }
 }
 
@@ -291,8 +310,8 @@ nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& 
           {"read_MBps", c.read_bytes / elapsed / 1e6},
           {"write_MBps", c.write_bytes / elapsed / 1e6}};
 }
-nlohmann::ordered_json link_report(const LinkCounter& l, double elapsed) {
-  return {{"name", l.name}, {"utilisation", l.bytes / (l.rate_Bps * elapsed)}, {"MBps", l.bytes / elapsed / 1e6}};
+nlohmann::ordered_json link_report(const FabricLink& l, double elapsed) {
+  return {{"name", l.name()}, {"utilisation", l.bytes() / (l.rate_Bps() * elapsed)}, {"MBps", l.bytes() / elapsed / 1e6}};
 }
 }  // namespace
 
@@ -303,7 +322,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
   for (const auto& c : compute_) {
     std::string name = c.host->get_name();
     if (c.local_device) devices.push_back(device_report(name + "/" + c.local_device->spec().name, *c.local_device, elapsed));
-    if (c.nic) {
+    if (!c.local_device) {
       links.push_back(link_report(c.nic_tx, elapsed));
       links.push_back(link_report(c.nic_rx, elapsed));
     }
@@ -314,7 +333,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
   for (const auto& s : storage_) {
     for (size_t d = 0; d < s.devices.size(); ++d)
       devices.push_back(device_report(s.config.name + "/dev" + std::to_string(d), *s.devices[d], elapsed));
-    for (size_t p = 0; p < s.ports.size(); ++p) {
+    for (size_t p = 0; p < s.port_tx.size(); ++p) {
       links.push_back(link_report(s.port_tx[p], elapsed));
       links.push_back(link_report(s.port_rx[p], elapsed));
     }

@@ -39,31 +39,52 @@ public:
   virtual bool atomic_writes() const = 0;
   // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
   virtual double host_cpu_per_io_s() const { return 0; }
+  // CPU the compute node spends per flush (fsync) in its own IO path.
+  virtual double host_cpu_per_flush_s() const { return 0; }
   // CPU the compute node spends issuing one IO on this path before it waits (NVMe-oF initiator).
   virtual double issue_cpu_s() const { return 0; }
 };
 
-// A link (one direction of a port) whose bytes poolsim counts for utilisation.
-struct LinkCounter {
-  std::string name;
-  double rate_Bps = 0;
-  double bytes = 0;
+// One direction of a fabric port. Messages are serialised at line rate, first come first served, in
+// the first idle gap at or after they are ready (they reach a link out of order, as devices finish
+// out of order). poolsim's messages are pages and capsules (16 KiB take 1.3 us at 100 Gb/s), for
+// which FCFS and an adapter's per-packet round robin give the same mean; computing the time at
+// submission makes a transfer cost no SimGrid activity.
+class FabricLink {
+public:
+  FabricLink(std::string name, double rate_Bps) : name_(std::move(name)), rate_Bps_(rate_Bps) {}
+  // The time the last byte of a message of `bytes` ready at `ready_s` has crossed this link.
+  double serialise(double now_s, double ready_s, double bytes) {
+    bytes_ += bytes;
+    return line_.book(now_s, ready_s, bytes / rate_Bps_);
+  }
+  const std::string& name() const { return name_; }
+  double rate_Bps() const { return rate_Bps_; }
+  double bytes() const { return bytes_; }
+  void reset_counters() { bytes_ = 0; }
+
+private:
+  std::string name_;
+  double rate_Bps_;
+  double bytes_ = 0;
+  GapServer line_;
 };
 
 struct StorageNode {
   StorageNodeConfig config;
   simgrid::s4u::Host* host = nullptr;
   std::vector<std::unique_ptr<NvmeDevice>> devices;
-  std::vector<simgrid::s4u::Link*> ports;
-  std::vector<LinkCounter> port_tx, port_rx;  // per port: to compute nodes / from compute nodes
-  std::unique_ptr<FcfsServerBank> cores;      // NVMe-oF target processing
+  std::vector<FabricLink> port_tx, port_rx;  // per port: to compute nodes / from compute nodes
+  std::unique_ptr<FcfsServerBank> cores;     // NVMe-oF target processing
 };
 
 struct ComputeNode {
-  simgrid::s4u::Host* host = nullptr;
+  simgrid::s4u::Host* host = nullptr;   // where the node's actors run
+  std::unique_ptr<FcfsServerBank> cores;  // the node's CPU: one FCFS queue in front of its cores
+  double core_speed = 1.0;              // relative to the reference core
+  double time_slice_s = 0;              // the scheduler's slice: longer bursts are served in slices
   std::unique_ptr<NvmeDevice> local_device;  // local mode
-  simgrid::s4u::Link* nic = nullptr;         // pool mode
-  LinkCounter nic_tx, nic_rx;
+  FabricLink nic_tx{"", 1.0}, nic_rx{"", 1.0};  // pool mode: the node's adapter
   std::unique_ptr<StoragePath> storage;
   double cpu_busy_s = 0;  // CPU work submitted through `compute()`, in reference-core seconds
 };
@@ -78,9 +99,24 @@ public:
   std::vector<StorageNode>& storage_nodes() { return storage_; }
   const Scenario& scenario() const { return scenario_; }
 
-  // Runs `reference_s` seconds of reference-core CPU work on the calling actor's compute node.
-  void compute(ComputeNode& node, double reference_s);
+  // Runs `reference_s` seconds of reference-core CPU work on the calling actor's compute node: it
+  // queues for a core (FCFS), and a burst longer than the scheduler's slice goes back to the queue
+  // after each slice, as a time-sharing scheduler serves it.
+  void compute(ComputeNode& node, double reference_s) { compute_from(node, now_s(), reference_s); }
+  // The same for work that becomes ready at `ready_s` >= now (after a known delay): one timer in all
+  // when the burst fits in a slice.
+  // `idle_extra_s` is added when a core is idle at `ready_s` (the cost of waking on an idle core).
+  void compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0);
+  // The completion time of `reference_s` of CPU work on `node` ready at `ready_s` (no waiting: for
+  // short work inside a chain of analytic stages, such as an NVMe-oF initiator's issuing).
+  double book_cpu(ComputeNode& node, double ready_s, double reference_s);
+  // The time the last byte of a message sent at `ready_s` reaches the other end: serialised on the
+  // sender's link and (cut-through) on the receiver's, plus the route's latency.
+  double transfer(FabricLink& out, FabricLink& in, double ready_s, double bytes) const;
+  // Adapter, switch and adapter: the latency of a route between a compute and a storage node.
+  double route_latency_s() const;
 
+  static double now_s() { return simgrid::s4u::Engine::get_clock(); }
   void reset_counters(double now_s);
   // Utilisations since the last reset: devices, links, CPUs.
   nlohmann::ordered_json report(double now_s) const;

@@ -45,6 +45,10 @@ public:
   }
 
   int servers() const { return static_cast<int>(free_at_s_.size()); }
+  // Whether some server is idle at `t` (work arriving then starts at once).
+  bool idle_at(double t) const { return *std::min_element(free_at_s_.begin(), free_at_s_.end()) <= t; }
+  // Whether the server `address` maps to (ByAddress) is idle at `t`.
+  bool idle_at(double t, std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()] <= t; }
   double busy_s() const { return busy_s_; }
   std::uint64_t requests() const { return requests_; }
   void reset_counters() {

@@ -6,6 +6,7 @@
 
 #include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
 #include "scenario/builtin_profiles.h"   // generated: kBuiltinProfiles
+#include "ndb/ndb_schema.h"               // ndb_spec(), custom_mix_spec(), check_ndb_scenario()
 
 namespace poolsim {
 
@@ -19,20 +20,24 @@ SpecPtr device_spec() {
       {"description", string("What the entry models")},
       {"source", required(string("Where the figures come from: datasheet, review, fio trace (V: read in the source, U: commonly quoted)"))},
       {"capacity", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Usable capacity", true))},
-      {"read_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "4 KiB random read latency at queue depth 1, as fio measures it", true))},
-      {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Per-unit transfer rate for the part of a read beyond 4 KiB (0: none)"), "0B/s")},
-      {"read_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "4 KiB random read ceiling", true))},
+      {"reference_block", with_default(quantity(Dimension::Bytes, 512.0, 16.0 * 1024 * 1024, "The IO size the latency and IOPS figures are quoted for"), "4KiB")},
+      {"read_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Random read latency of a reference block at queue depth 1, as fio measures it", true))},
+      {"read_service", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Time a unit is busy per reference read (0: read_latency less the interface time; the rest of read_latency is a delay that occupies nothing)"), "0us")},
+      {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Per-unit transfer rate for the part of a read beyond the reference block (0: none)"), "0B/s")},
+      {"read_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Random read ceiling in reference blocks", true))},
       {"parallel_units", with_default(integer(0.0, 1e6, "Internal parallel units (0: read_iops x unit service time)"), "0")},
       {"read_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, device to host", true))},
       {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, host to device", true))},
-      {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "4 KiB write acknowledge latency at queue depth 1", true))},
-      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state 4 KiB random write rate (write buffer drain)", true))},
+      {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Write acknowledge latency of a reference block at queue depth 1", true))},
+      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state random write rate in reference blocks: the write buffer drains at this rate, and each write programs a unit for units / write_iops per reference block", true))},
       {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Write-back buffer"), "0B")},
       {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
+      {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
+      {"read_priority", with_default(boolean("Programs run only in a unit's idle time (program suspend), so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
       {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
 }
@@ -81,7 +86,8 @@ SpecPtr build_scenario_schema() {
            {"target_cpu", duration("NVMe-oF CPU per IO on the storage node (overrides the transport default)")},
        }, "The network between compute and storage nodes")},
       {"workload", map({
-           {"kind", with_default(one_of({"fio", "sysbench"}, "Workload generator"), "fio")},
+           {"kind", with_default(one_of({"fio", "sysbench", "ndb"}, "Workload generator (ndb: a custom mix on the `ndb:` cluster)"), "fio")},
+           {"mix", custom_mix_spec()},
            {"test", with_default(one_of({"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp"}, "sysbench test (oltp = 0.5's oltp.lua)"), "oltp_read_write")},
            {"version", with_default(one_of({"1.0.20", "0.5"}, "sysbench version (statement counting, key formulas)"), "1.0.20")},
            {"tables", with_default(integer(1.0, 100000.0, "--tables"), "1")},
@@ -144,14 +150,22 @@ SpecPtr build_scenario_schema() {
        }, "The database server (InnoDB)")},
       {"simulation", map({
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
-           {"warmup", with_default(duration("Simulated time discarded before measuring"), "0.2s")},
+           {"warmup", with_default(with_keywords(duration("Simulated time discarded before measuring; auto: until MSER finds no transient in the batch series"), {"auto"}), "0.2s")},
            {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
            {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
            {"target_ci", with_default(quantity(Dimension::Ratio, 0.0, 1.0, "Stop when the throughput's CI half-width is within this fraction of the mean", true), "2%")},
            {"confidence", with_default(quantity(Dimension::Ratio, 0.5, 0.999, "Confidence level"), "95%")},
            {"max_duration", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on measured simulated time", true), "30s")},
        }, "Simulation control")},
+      {"ndb", ndb_spec()},
       {"sweep", dict(seq(string()), "Lists of values by dotted key; the cartesian product runs, one point each")},
+      {"validation", map({
+           {"columns", dict(map({
+                {"key", string("The scenario key this column's value is written to (for example workload.threads)")},
+                {"values", dict(dict(string()), "For each value of the column, the scenario keys it sets; rows with other values are skipped")},
+            }), "How a published table's columns select a point: by column name")},
+           {"measured", dict(string(), "The measured figures: figure name (tps, qps, p95_ms, p99_ms, mean_ms, ops_per_s) -> column")},
+       }, "How `poolsim validate --scenario FILE --table CSV` reads a published table")},
   }, "A poolsim scenario");
 }
 
@@ -260,6 +274,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.file = origin.file;
   s.name = doc["name"] ? doc["name"].Scalar() : std::filesystem::path(origin.file).stem().string();
   s.document = doc;
+  check_ndb_scenario(doc, raw, origin);  // workload kind ndb: the cluster and the mix
 
   // Devices: built-in catalogue, extra files, inline entries.
   std::vector<std::string> extra;
@@ -427,7 +442,8 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
 
   const auto& sim = doc["simulation"];
   s.simulation.seed = sim["seed"].as<std::uint64_t>();
-  s.simulation.warmup_s = q(sim["warmup"], Dimension::Seconds);
+  s.simulation.warmup_auto = sim["warmup"].Scalar() == "auto";
+  s.simulation.warmup_s = s.simulation.warmup_auto ? 0.0 : q(sim["warmup"], Dimension::Seconds);
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);
@@ -462,6 +478,7 @@ SpecPtr build_profile_schema() {
            {"page_cleaner_batch", us("Page cleaner bookkeeping per second")},
        }, "CPU costs in seconds of a reference core"))},
       {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
+      {"idle_wakeup_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per statement round trip when the thread wakes on an idle core (idle exit, inter-processor interrupt; large on VMs)"), "0us")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -513,6 +530,7 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.page_cleaner_batch_cpu_s = q(cpu["page_cleaner_batch"], Dimension::Seconds);
   p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
+  p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
   return p;
 }
@@ -535,7 +553,9 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.description = n["description"] ? n["description"].Scalar() : "";
   d.source = n["source"].Scalar();
   d.capacity_bytes = q(n["capacity"], Dimension::Bytes);
+  d.reference_block_bytes = q(n["reference_block"], Dimension::Bytes);
   d.read_latency_s = q(n["read_latency"], Dimension::Seconds);
+  d.read_service_s = q(n["read_service"], Dimension::Seconds);
   d.read_transfer_Bps = q(n["read_transfer_rate"], Dimension::BytesPerSecond);
   d.read_iops = q(n["read_iops"], Dimension::PerSecond);
   d.parallel_units = n["parallel_units"].as<int>();
@@ -549,7 +569,9 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.atomic_writes = n["atomic_writes"].as<bool>();
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
+  d.read_priority = n["read_priority"].as<bool>();
   d.host_cpu_per_io_s = q(n["host_cpu_per_io"], Dimension::Seconds);
+  d.host_cpu_per_flush_s = q(n["host_cpu_per_flush"], Dimension::Seconds);
   return d;
 }
 
@@ -579,7 +601,8 @@ Override parse_override(const std::string& text) {
 }
 
 std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, const std::string& origin_name,
-                                               const std::vector<Override>& overrides, const std::string& base_dir) {
+                                               const std::vector<Override>& overrides, const std::string& base_dir,
+                                               bool expand_sweep) {
   YAML::Node root = parse_yaml(yaml_text, origin_name);
   if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
   if (!root.IsMap()) throw InputError({origin_name, 1, 1}, "", "a scenario must be a YAML mapping");
@@ -603,7 +626,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   }
   // The sweep: validate its keys against the schema, then expand the cartesian product.
   std::vector<std::pair<std::string, std::vector<YAML::Node>>> axes;
-  if (root["sweep"]) {
+  if (root["sweep"] && expand_sweep) {
     validate(root["sweep"], *scenario_schema().field("sweep"), origin, "sweep");
     for (auto it = root["sweep"].begin(); it != root["sweep"].end(); ++it) {
       std::string key = it->first.Scalar();
@@ -656,10 +679,10 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   return points;
 }
 
-std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides) {
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides, bool expand_sweep) {
   std::string text = read_file(file, {file, 0, 0}, "");
   auto base_dir = std::filesystem::path(file).parent_path().string();
-  return load_scenarios_from_text(text, file, overrides, base_dir.empty() ? "." : base_dir);
+  return load_scenarios_from_text(text, file, overrides, base_dir.empty() ? "." : base_dir, expand_sweep);
 }
 
 }  // namespace poolsim

@@ -78,6 +78,7 @@ struct WorkloadConfig {
 struct SimulationConfig {
   std::uint64_t seed = 1;
   double warmup_s = 0.2;
+  bool warmup_auto = false;  // detect the end of the transient (MSER) instead of a fixed warm-up
   double batch_s = 0.1;
   int min_batches = 10;
   double target_rel_ci = 0.02;
@@ -110,12 +111,14 @@ struct Override {
 // Parses "path.to.key=value"; throws InputError naming --set.
 Override parse_override(const std::string& text);
 
-// Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point.
-std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides = {});
+// Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point
+// (without `expand_sweep`, the sweep is ignored and the file's own values make the one point).
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides = {},
+                                     bool expand_sweep = true);
 // The same from YAML text (bindings, tests); `origin_name` appears in error messages.
 std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, const std::string& origin_name,
                                                const std::vector<Override>& overrides = {},
-                                               const std::string& base_dir = ".");
+                                               const std::string& base_dir = ".", bool expand_sweep = true);
 
 const schema::Spec& scenario_schema();
 const schema::Spec& device_catalogue_schema();

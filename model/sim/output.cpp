@@ -30,6 +30,15 @@ std::vector<Column> columns_for(const nlohmann::ordered_json& point) {
     columns.push_back({"hit%", "/innodb/0/hit_ratio", -2});
     columns.push_back({"reads/txn", "/innodb/0/page_reads_per_txn", 2});
   }
+  if (point.contains("ops_per_s")) {  // business operations (workload kind ndb)
+    columns.push_back({"ops_per_s", "/ops_per_s", 0});
+    columns.push_back({"+-ci95", "/ci95/ops_per_s", 0});
+    columns.push_back({"mean_ms", "/latency_ms/mean", 2});
+    columns.push_back({"p95_ms", "/latency_ms/p95", 2});
+    if (point.contains("operations") && point["operations"].is_array())
+      for (size_t i = 0; i < point["operations"].size(); ++i)
+        columns.push_back({point["operations"][i].value("name", "op") + "_ms", "/operations/" + std::to_string(i) + "/mean_ms", 2});
+  }
   if (point.contains("iops")) {
     columns.push_back({"iops", "/iops", 0});
     columns.push_back({"+-ci95", "/iops_ci95", 0});

@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include "platform/platform.h"
 #include "sim/measurement.h"
 #include "sim/database_run.h"
+#include "ndb/ndb_run.h"
 #include "workload/fio.h"
 
 namespace poolsim {
@@ -30,14 +32,32 @@ struct RunState {
   BatchMeans mean_latency, p95_latency, p99_latency;  // per batch, seconds
   nlohmann::ordered_json series = nlohmann::ordered_json::array();
   std::string stop_reason;
+  double warmup_s = 0;  // the warm-up discarded (configured or detected)
   DatabaseRun* database = nullptr;
 };
 
 // Ends warm-up, then measures batch by batch until the throughput's confidence interval is narrow
 // enough (after min_batches) or the duration cap is reached. It is the only non-daemon actor, so the
 // simulation ends when it returns.
+// A detected warm-up: batches of throughput until MSER truncates less than the first half of the
+// series (the transient is over), at most the duration cap.
+double detect_warmup(Measurement& measurement, const SimulationConfig& sim) {
+  constexpr size_t kMinBatches = 10;
+  std::vector<double> rates;
+  std::uint64_t last_ops = measurement.warmup_operations;
+  double start = sg::Engine::get_clock();
+  while (sg::Engine::get_clock() - start < sim.max_duration_s) {
+    sg::this_actor::sleep_for(sim.batch_s);
+    rates.push_back((measurement.warmup_operations - last_ops) / sim.batch_s);
+    last_ops = measurement.warmup_operations;
+    if (rates.size() >= kMinBatches && 2 * mser_truncation(rates) < rates.size()) break;
+  }
+  return sg::Engine::get_clock() - start;
+}
+
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
-  sg::this_actor::sleep_for(sim.warmup_s);
+  if (sim.warmup_auto) state.warmup_s = detect_warmup(measurement, sim);
+  else sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
   measurement.measuring = true;
   state.measure_start_s = sg::Engine::get_clock();
   platform.reset_counters(state.measure_start_s);
@@ -102,20 +122,29 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   Measurement measurement;
   RunState state;
   std::unique_ptr<DatabaseRun> database;
+  std::unique_ptr<NdbRun> ndb;  // MySQL NDB Cluster with a custom mix (model/ndb/)
   if (scenario.workload.kind == "sysbench") {
     database = std::make_unique<DatabaseRun>(platform, measurement, scenario);
     database->start();
     state.database = database.get();
+  } else if (scenario.workload.kind == "ndb") {
+    ndb = std::make_unique<NdbRun>(platform, measurement, scenario);
+    ndb->start();
   } else {
     start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
   }
-  // Other processes on the compute nodes: actors that keep `background_cores` cores busy.
+  // Other processes on the compute nodes: actors that keep `background_cores` cores busy, a slice at
+  // a time in the nodes' CPU queues (not counted as the database's CPU).
   for (auto& node : platform.compute()) {
     double load = scenario.compute.background_cores;
     for (int i = 0; load > 1e-9; ++i, load -= 1.0) {
       double share = std::min(1.0, load);
-      sg::Actor::create("background-" + std::to_string(i), node.host, [share, speed = node.host->get_speed()] {
-        while (true) sg::this_actor::exec_init(speed)->set_bound(share * speed)->wait();
+      ComputeNode* n = &node;
+      sg::Actor::create("background-" + std::to_string(i), node.host, [share, n] {
+        while (true) {
+          double ran = n->cores->book(sg::Engine::get_clock(), n->time_slice_s).end_s;
+          sg::this_actor::sleep_until(ran + n->time_slice_s * (1 - share) / share);
+        }
       })->daemonize();
     }
   }
@@ -145,6 +174,15 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
     out["transactions"] = measurement.operations;
     database->report(out, elapsed);
+  } else if (ndb) {
+    out["ops_per_s"] = throughput.mean;
+    out["latency_ms"] = latency_json(measurement.latency, 1e3);
+    out["ci95"] = {{"ops_per_s", throughput.half_width},
+                   {"latency_mean_ms", state.mean_latency.estimate(confidence).half_width * 1e3},
+                   {"latency_p95_ms", state.p95_latency.estimate(confidence).half_width * 1e3},
+                   {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
+    out["business_operations"] = measurement.operations;
+    ndb->report(out, elapsed);  // operations per type, cluster threads (devices, links, cpus)
   } else {
     out["iops"] = throughput.mean;
     out["iops_ci95"] = throughput.half_width;
@@ -153,20 +191,24 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
     out["operations"] = measurement.operations;
   }
   out["simulated_s"] = elapsed;
-  out["warmup_s"] = scenario.simulation.warmup_s;
+  out["warmup_s"] = state.warmup_s;
+  out["warmup"] = scenario.simulation.warmup_auto ? "detected" : "configured";
   out["batches"] = throughput.batches;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);
-  for (auto& [key, value] : resources.items()) out[key] = value;
+  for (auto& [key, value] : resources.items())
+    if (!out.contains(key)) out[key] = value;  // a run may report its own resources (ndb)
   out["series"] = state.series;
+  if (database || scenario.workload.kind == "fio") out["latency_histogram"] = measurement.latency.to_json();
   return out;
 }
 
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
                                                const std::function<void(size_t, size_t)>& progress) {
   jobs = std::max(1, jobs);
-  char dir_template[] = "/tmp/poolsim-XXXXXX";
-  const char* dir = mkdtemp(dir_template);
+  // Results come back through files in a private directory under TMPDIR.
+  std::string dir_template = (std::filesystem::temp_directory_path() / "poolsim-XXXXXX").string();
+  const char* dir = mkdtemp(dir_template.data());
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
   std::vector<nlohmann::ordered_json> results(points.size());
   std::map<pid_t, size_t> running;
@@ -197,11 +239,21 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
       }
       running[pid] = next++;
     }
+    // Wait for one of our own children only (a caller such as Python may have others), polling
+    // them; a signal interrupting the wait is not an error.
     int status = 0;
-    pid_t pid = waitpid(-1, &status, 0);
-    if (pid < 0) break;
-    auto it = running.find(pid);
-    if (it == running.end()) continue;
+    auto it = running.end();
+    while (it == running.end()) {
+      for (auto r = running.begin(); r != running.end(); ++r) {
+        pid_t pid = waitpid(r->first, &status, WNOHANG);
+        if (pid == r->first || (pid < 0 && errno == ECHILD)) {
+          if (pid < 0) status = 0;
+          it = r;
+          break;
+        }
+      }
+      if (it == running.end()) usleep(2000);
+    }
     size_t i = it->second;
     running.erase(it);
     std::ifstream in(result_file(i));

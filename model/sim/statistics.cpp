@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace poolsim {
 
@@ -98,6 +99,27 @@ Estimate BatchMeans::estimate(double confidence) const {
   double sd = std::sqrt(squares / (values_.size() - 1));
   e.half_width = student_t_quantile(confidence, e.batches - 1) * sd / std::sqrt(static_cast<double>(values_.size()));
   return e;
+}
+
+size_t mser_truncation(const std::vector<double>& series, size_t min_kept) {
+  size_t n = series.size();
+  if (n <= min_kept) return 0;
+  // Suffix sums give every candidate's mean and variance in one pass from the end.
+  double sum = 0, sum_sq = 0, best = std::numeric_limits<double>::infinity();
+  size_t best_d = 0;
+  for (size_t d = n; d-- > 0;) {
+    sum += series[d];
+    sum_sq += series[d] * series[d];
+    size_t kept = n - d;
+    if (kept < min_kept) continue;
+    double mean = sum / kept;
+    double statistic = std::max(0.0, sum_sq / kept - mean * mean) / kept;
+    if (statistic <= best) {
+      best = statistic;
+      best_d = d;
+    }
+  }
+  return best_d;
 }
 
 }  // namespace poolsim

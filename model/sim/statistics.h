@@ -59,4 +59,9 @@ private:
   std::vector<double> values_;
 };
 
+// MSER (White 1997): the truncation point d that minimises the squared standard error of the mean
+// of series[d:], searched over d <= n - min_kept. A transient shows as d > 0; a series whose d is
+// small against n has (by this rule) reached steady state.
+size_t mser_truncation(const std::vector<double>& series, size_t min_kept = 5);
+
 }  // namespace poolsim

@@ -1,0 +1,419 @@
+#include "validation.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "calibration.h"
+#include "core/errors.h"
+#include "scenario/scenario.h"
+#include "sim/output.h"
+#include "sim/simulation.h"
+#include "trace.h"
+
+namespace poolsim {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string devices_for(const ValidationOptions& o) {
+  if (!o.devices.empty() || o.profile.empty()) return o.devices;
+  std::filesystem::path p(o.profile);
+  auto guess = p.parent_path() / (p.stem().string() + "-devices.yaml");
+  return std::filesystem::exists(guess) ? guess.string() : std::string();
+}
+
+// A figure a table or trace can measure, and where a point's result holds the prediction.
+struct Figure {
+  const char* name;
+  const char* pointer;
+};
+constexpr Figure kFigures[] = {{"tps", "/tps"},           {"qps", "/qps"},
+                               {"mean_ms", "/latency_ms/mean"}, {"p95_ms", "/latency_ms/p95"},
+                               {"p99_ms", "/latency_ms/p99"},   {"ops_per_s", "/ops_per_s"}};
+
+const Figure* find_figure(const std::string& name) {
+  for (const auto& f : kFigures)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::vector<std::string> figure_names() {
+  std::vector<std::string> out;
+  for (const auto& f : kFigures) out.push_back(f.name);
+  return out;
+}
+
+// Fills predicted and error_pct for every measured figure of a row.
+void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) {
+  const nlohmann::ordered_json measured = row["measured"];  // a copy: adding keys to `row` moves its members
+  row["predicted"] = nlohmann::ordered_json::object();
+  row["error_pct"] = nlohmann::ordered_json::object();
+  for (auto it = measured.begin(); it != measured.end(); ++it) {
+    const Figure* f = find_figure(it.key());
+    nlohmann::json::json_pointer ptr(f->pointer);
+    if (!result.contains(ptr)) throw std::runtime_error("the simulation reports no '" + it.key() + "'");
+    double predicted = result.at(ptr).get<double>(), measured = it.value().get<double>();
+    row["predicted"][it.key()] = predicted;
+    row["error_pct"][it.key()] = 100 * (predicted - measured) / measured;
+  }
+  if (result.contains("ci95") && result["ci95"].contains("tps")) row["predicted"]["tps_ci95"] = result["ci95"]["tps"];
+}
+
+nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
+  std::map<std::string, std::vector<double>> errors;
+  std::vector<std::string> order;
+  size_t compared = 0, skipped = 0;
+  for (const auto& row : rows) {
+    if (row.contains("skipped")) {
+      ++skipped;
+      continue;
+    }
+    ++compared;
+    for (auto it = row["error_pct"].begin(); it != row["error_pct"].end(); ++it) {
+      if (!errors.count(it.key())) order.push_back(it.key());
+      errors[it.key()].push_back(std::fabs(it.value().get<double>()));
+    }
+  }
+  nlohmann::ordered_json med = nlohmann::ordered_json::object(), max = nlohmann::ordered_json::object();
+  for (const auto& k : order) {
+    med[k] = median(errors[k]);
+    max[k] = *std::max_element(errors[k].begin(), errors[k].end());
+  }
+  return {{"median_abs_error_pct", med}, {"max_abs_error_pct", max}, {"rows_compared", compared}, {"rows_skipped", skipped}};
+}
+
+// ---------------------------------------------------------------- CSV (RFC 4180: quotes, "" escapes)
+
+struct CsvTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<int> lines;  // the line each row starts on
+};
+
+CsvTable read_csv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError({path, 0, 0}, "", "cannot read the table");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  CsvTable table;
+  std::vector<std::string> record;
+  std::string field;
+  bool quoted = false, in_quotes = false, any = false;
+  int line = 1, record_line = 1;
+  auto end_record = [&]() {
+    record.push_back(field);
+    bool blank = record.size() == 1 && record[0].empty() && !quoted;
+    if (!blank) {
+      if (table.header.empty()) {
+        table.header = record;
+      } else {
+        if (record.size() != table.header.size())
+          throw InputError({path, record_line, 0}, "",
+                           "row has " + std::to_string(record.size()) + " fields, the header has " +
+                               std::to_string(table.header.size()));
+        table.rows.push_back(record);
+        table.lines.push_back(record_line);
+      }
+    }
+    record.clear();
+    field.clear();
+    quoted = false;
+    any = false;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && field.empty()) {
+      in_quotes = quoted = any = true;
+    } else if (c == ',') {
+      record.push_back(field);
+      field.clear();
+      quoted = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      end_record();
+      record_line = ++line;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (in_quotes) throw InputError({path, record_line, 0}, "", "unterminated quoted field");
+  if (any || !record.empty()) end_record();
+  if (table.header.empty()) throw InputError({path, 1, 0}, "", "the table is empty (no header)");
+  return table;
+}
+
+double parse_measured(const std::string& text, const std::string& path, int line, const std::string& column) {
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size() && std::isfinite(v) && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw InputError({path, line, 0}, column, "expected a positive number, got '" + text + "'");
+}
+
+}  // namespace
+
+nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, const ValidationOptions& options) {
+  if (options.profile.empty()) throw InputError({"--profile", 0, 0}, "profile", "validating traces needs a profile");
+  std::string devices = devices_for(options);
+  std::vector<Trace> traces;
+  for (const auto& d : dirs) traces.push_back(load_trace(d));
+  // Devices the profile's catalogue lacks (a device the fit never saw) come from the trace's own fio
+  // jobs, with no fitted host CPU: the device hold-out.
+  std::vector<std::string> catalogues;
+  if (!devices.empty()) catalogues.push_back(std::filesystem::absolute(devices).string());
+  auto known = load_device_catalogue(catalogues);
+  std::string unseen;
+  std::set<std::string> added;
+  for (const auto& t : traces) {
+    std::string name = device_name_for(t);
+    if (!known.count(name) && added.insert(name).second) unseen += device_yaml_from_fio(t, 0.0);
+  }
+  std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
+  write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);
+  catalogues.push_back(extra_devices);
+  std::vector<Scenario> points;
+  std::vector<nlohmann::ordered_json> results;
+  try {
+    for (size_t i = 0; i < traces.size(); ++i) {
+      std::string yaml = scenario_for_trace(traces[i], std::filesystem::absolute(options.profile).string(), catalogues,
+                                            options.duration_s);
+      points.push_back(load_scenarios_from_text(yaml, dirs[i] + " (scenario from meta.yaml)").front());
+    }
+    results = run_points(points, options.jobs);
+  } catch (...) {
+    std::filesystem::remove(extra_devices);
+    throw;
+  }
+  std::filesystem::remove(extra_devices);
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const auto& r = results[i];
+    if (r.contains("error")) throw std::runtime_error("simulating " + dirs[i] + " failed: " + r["error"].get<std::string>());
+    const auto& m = traces[i].sysbench;
+    nlohmann::ordered_json row = {{"trace", dirs[i]}, {"measured", {{"tps", m.tps}, {"p95_ms", m.latency_p95_ms}}}};
+    if (m.latency_p99_ms) row["measured"]["p99_ms"] = *m.latency_p99_ms;
+    compare(row, r);
+    // The counters behind the figures, measured against simulated, per transaction.
+    const auto& db = r["innodb"][0];
+    auto counter = [&](const char* name) { return traces[i].per_txn(name).value_or(std::nan("")); };
+    row["counters_per_txn"] = {
+        {"page_reads", {{"measured", counter("Innodb_buffer_pool_reads")}, {"predicted", db["page_reads_per_txn"]}}},
+        {"page_writes", {{"measured", counter("Innodb_pages_written")}, {"predicted", db["data_page_writes_per_txn"]}}},
+        {"doublewrite_pages", {{"measured", counter("Innodb_dblwr_pages_written")}, {"predicted", db["doublewrite_pages_per_txn"]}}},
+        {"fsyncs", {{"measured", counter("Innodb_data_fsyncs")}, {"predicted", db["fsyncs_per_txn"]}}},
+        {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}}};
+    row["predicted_breakdown_ms"] = r["breakdown_ms"];
+    row["predicted_cpu_utilisation"] = r["cpus"][0]["utilisation"];
+    rows.push_back(row);
+  }
+  return {{"rows", rows}, {"summary", summarise(rows)}};
+}
+
+nlohmann::ordered_json validate_table(const std::string& scenario_file, const std::string& table_csv,
+                                      const ValidationOptions& options) {
+  std::vector<Override> base;
+  if (!options.profile.empty()) base.push_back({"database.profile", std::filesystem::absolute(options.profile).string()});
+  // The file's own point (its sweep ignored) carries the mapping in `validation:`.
+  load_scenarios(scenario_file, base, false);  // validates the file, `validation:` included
+  // The file's own nodes keep their line and column for errors (the document with defaults does not).
+  const YAML::Node mapping = YAML::LoadFile(scenario_file)["validation"];
+  const schema::Origin origin{scenario_file, {}};
+  if (!mapping || !mapping["measured"] || mapping["measured"].size() == 0)
+    throw InputError({scenario_file, 1, 1}, "validation.measured",
+                     "the scenario has no `validation.measured` section naming the table's measured columns");
+  CsvTable table = read_csv(table_csv);
+  auto column_index = [&](const std::string& name, const YAML::Node& where, const std::string& key) {
+    auto it = std::find(table.header.begin(), table.header.end(), name);
+    if (it == table.header.end())
+      throw InputError(origin.locate(key, where), key,
+                       "the table " + table_csv + " has no column '" + name + "'" +
+                           [&] {
+                             std::string s = did_you_mean(name, table.header);
+                             return s.empty() ? std::string() : " (did you mean '" + s + "'?)";
+                           }());
+    return static_cast<size_t>(it - table.header.begin());
+  };
+  std::vector<std::pair<std::string, size_t>> measured;  // figure -> column
+  for (auto it = mapping["measured"].begin(); it != mapping["measured"].end(); ++it) {
+    std::string figure = it->first.Scalar(), key = "validation.measured." + figure;
+    if (!find_figure(figure)) {
+      std::string s = did_you_mean(figure, figure_names());
+      throw InputError(origin.locate(key, it->first), key,
+                       "unknown figure; expected one of tps, qps, mean_ms, p95_ms, p99_ms, ops_per_s" +
+                           (s.empty() ? std::string() : " (did you mean '" + s + "'?)"));
+    }
+    measured.emplace_back(figure, column_index(it->second.Scalar(), it->second, key));
+  }
+  struct ColumnRule {
+    std::string column, key;
+    size_t index;
+    YAML::Node values;
+  };
+  std::vector<ColumnRule> rules;
+  if (mapping["columns"])
+    for (auto it = mapping["columns"].begin(); it != mapping["columns"].end(); ++it) {
+      std::string column = it->first.Scalar(), key = "validation.columns." + column;
+      ColumnRule rule{column, it->second["key"] ? it->second["key"].Scalar() : std::string(),
+                      column_index(column, it->first, key), it->second["values"]};
+      if (rule.key.empty() == !rule.values)
+        throw InputError(origin.locate(key, it->second), key, "give a column either `key` or `values`, not both or neither");
+      std::string suggestion;
+      auto check_key = [&](const std::string& path, const YAML::Node& where, const std::string& at) {
+        if (!schema::find(scenario_schema(), path, &suggestion) || path.rfind("sweep", 0) == 0 || path.rfind("validation", 0) == 0)
+          throw InputError(origin.locate(at, where), at,
+                           "'" + path + "' is not a scenario key" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
+      };
+      if (!rule.key.empty()) check_key(rule.key, it->second["key"], key + ".key");
+      if (rule.values)
+        for (auto v = rule.values.begin(); v != rule.values.end(); ++v)
+          for (auto k = v->second.begin(); k != v->second.end(); ++k)
+            check_key(k->first.Scalar(), k->first, key + ".values." + v->first.Scalar());
+      rules.push_back(rule);
+    }
+  // One point per row: the row's mapped columns become overrides of the file's point.
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  std::vector<Scenario> points;
+  std::vector<size_t> point_row;
+  const std::set<std::string> reserved = {"measured", "predicted", "error_pct", "skipped", "params", "line"};
+  for (const auto& name : table.header)
+    if (reserved.count(name)) throw InputError({table_csv, 1, 0}, name, "a column may not be named '" + name + "'");
+  for (size_t r = 0; r < table.rows.size(); ++r) {
+    const auto& cells = table.rows[r];
+    nlohmann::ordered_json row = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < table.header.size(); ++c) row[table.header[c]] = cells[c];
+    row["line"] = table.lines[r];
+    std::vector<Override> overrides = base;
+    nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    std::string skipped;
+    for (const auto& rule : rules) {
+      const std::string& cell = cells[rule.index];
+      if (!rule.key.empty()) {
+        overrides.push_back({rule.key, cell});
+        params[rule.key] = cell;
+        continue;
+      }
+      YAML::Node chosen = rule.values[cell];
+      if (!chosen) {
+        skipped = rule.column + " '" + cell + "' is not modelled by " + scenario_file;
+        break;
+      }
+      for (auto k = chosen.begin(); k != chosen.end(); ++k) {
+        overrides.push_back({k->first.Scalar(), k->second.Scalar()});
+        params[k->first.Scalar()] = k->second.Scalar();
+      }
+    }
+    if (!skipped.empty()) {
+      row["skipped"] = skipped;
+      rows.push_back(row);
+      continue;
+    }
+    row["measured"] = nlohmann::ordered_json::object();
+    for (const auto& [figure, index] : measured)
+      row["measured"][figure] = parse_measured(cells[index], table_csv, table.lines[r], table.header[index]);
+    row["params"] = params;
+    auto loaded = load_scenarios(scenario_file, overrides, false);
+    loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
+    points.push_back(std::move(loaded.front()));
+    point_row.push_back(rows.size());
+    rows.push_back(row);
+  }
+  auto results = run_points(points, options.jobs);
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (results[i].contains("error"))
+      throw std::runtime_error("simulating " + table_csv + " line " + rows[point_row[i]]["line"].dump() +
+                               " failed: " + results[i]["error"].get<std::string>());
+    compare(rows[point_row[i]], results[i]);
+  }
+  return {{"scenario", scenario_file}, {"table", table_csv}, {"rows", rows}, {"summary", summarise(rows)}};
+}
+
+std::string render_validation_table(const nlohmann::ordered_json& doc) {
+  // The figures any row measured, in the order of kFigures.
+  std::vector<std::string> figures;
+  for (const auto& f : kFigures)
+    for (const auto& row : doc["rows"])
+      if (row.contains("measured") && row["measured"].contains(f.name)) {
+        figures.push_back(f.name);
+        break;
+      }
+  auto label = [](const nlohmann::ordered_json& row) {
+    if (row.contains("trace")) return std::filesystem::path(row["trace"].get<std::string>()).filename().string();
+    std::string s;
+    for (auto it = row["params"].begin(); it != row["params"].end(); ++it) {
+      std::string v = it.value().get<std::string>();
+      s += (s.empty() ? "" : " ") + v;
+    }
+    return s.empty() ? "line " + row["line"].dump() : s;
+  };
+  std::ostringstream t;
+  t << std::left << std::setw(36) << (doc.contains("table") ? "row" : "trace") << std::right;
+  for (const auto& f : figures) t << std::setw(11) << f << std::setw(10) << "pred" << std::setw(8) << "err%";
+  t << "\n" << std::fixed << std::setprecision(1);
+  for (const auto& row : doc["rows"]) {
+    if (row.contains("skipped")) {
+      t << std::left << std::setw(36) << ("line " + row["line"].dump()) << "skipped: " << row["skipped"].get<std::string>() << "\n";
+      continue;
+    }
+    t << std::left << std::setw(36) << label(row) << std::right;
+    for (const auto& f : figures) {
+      if (!row["measured"].contains(f)) {
+        t << std::setw(29) << "";
+        continue;
+      }
+      t << std::setw(11) << row["measured"][f].get<double>() << std::setw(10) << row["predicted"][f].get<double>()
+        << std::setw(8) << row["error_pct"][f].get<double>();
+    }
+    t << "\n";
+  }
+  const auto& s = doc["summary"];
+  t << "median |error|:";
+  for (auto it = s["median_abs_error_pct"].begin(); it != s["median_abs_error_pct"].end(); ++it)
+    t << " " << it.key() << " " << it.value().get<double>() << " %";
+  t << "; max |error|:";
+  for (auto it = s["max_abs_error_pct"].begin(); it != s["max_abs_error_pct"].end(); ++it)
+    t << " " << it.key() << " " << it.value().get<double>() << " %";
+  t << " (" << s["rows_compared"].get<size_t>() << " rows compared, " << s["rows_skipped"].get<size_t>() << " skipped)\n";
+  return t.str();
+}
+
+bool exceeds(const nlohmann::ordered_json& doc, const ValidationThresholds& th) {
+  const auto& s = doc["summary"];
+  auto get = [&](const char* which, const char* figure) {
+    return s[which].contains(figure) ? s[which][figure].get<double>() : 0.0;
+  };
+  // The throughput figure: transactions, or business operations where a table measures those.
+  const char* throughput = s["median_abs_error_pct"].contains("tps") ? "tps" : "ops_per_s";
+  return (th.max_median_tps_error_pct > 0 && get("median_abs_error_pct", throughput) > th.max_median_tps_error_pct) ||
+         (th.max_point_tps_error_pct > 0 && get("max_abs_error_pct", throughput) > th.max_point_tps_error_pct) ||
+         (th.max_median_p95_error_pct > 0 && get("median_abs_error_pct", "p95_ms") > th.max_median_p95_error_pct);
+}
+
+}  // namespace poolsim

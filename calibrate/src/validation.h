@@ -1,0 +1,38 @@
+// Validation: simulate what was measured and compare. Two sources of measurements: trace directories
+// (each trace's meta.yaml describes its configuration) and published tables (a CSV whose columns a
+// scenario's `validation:` section maps to its own keys and figures).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace poolsim {
+
+struct ValidationOptions {
+  std::string profile;        // profile YAML (traces: required; tables: replaces database.profile if set)
+  std::string devices;        // extra device catalogue ("" : <profile stem>-devices.yaml when it exists)
+  double duration_s = 20;     // cap on simulated seconds per point
+  int jobs = 1;               // points simulated in parallel (each in its own child process)
+};
+
+// {"rows": [{"trace", "measured", "predicted", "error_pct", ...}], "summary": {...}}
+nlohmann::ordered_json validate_traces(const std::vector<std::string>& trace_dirs, const ValidationOptions& options);
+
+// The same for a published table: each CSV row becomes one point of `scenario_file` (its sweep
+// ignored, the row's mapped columns applied as overrides). Rows the mapping does not cover are
+// reported with "skipped": reason. Each row carries the CSV row's columns under "columns".
+nlohmann::ordered_json validate_table(const std::string& scenario_file, const std::string& table_csv,
+                                      const ValidationOptions& options);
+
+// A fixed-width table of the rows and the summary, for the terminal.
+std::string render_validation_table(const nlohmann::ordered_json& doc);
+
+struct ValidationThresholds {
+  double max_median_tps_error_pct = 0;  // 0: no check
+  double max_point_tps_error_pct = 0;
+  double max_median_p95_error_pct = 0;
+};
+// True when the summary exceeds a threshold that is set.
+bool exceeds(const nlohmann::ordered_json& doc, const ValidationThresholds& thresholds);
+
+}  // namespace poolsim

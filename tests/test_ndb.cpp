@@ -1,0 +1,259 @@
+// The NDB Cluster model (model/ndb/) and custom transaction mixes (model/workload/custom_mix.*):
+// closed forms on an idle cluster (a read is the sum of its stages; a write adds the replica chain
+// and the commit round), Little's law for the load generators, the utilisation law at the busiest
+// thread bank, bad input, and the S004 seed's published figures.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "ndb/ndb_schema.h"
+#include "sim/simulation.h"
+#include "test_support.h"
+#include "workload/custom_mix.h"
+
+using namespace poolsim;
+using poolsim::testing::scenario_from;
+
+namespace {
+
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
+std::string error_of(const std::string& yaml) {
+  try {
+    load_scenarios_from_text(yaml, "bad.yaml");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for:\n" << yaml;
+  return "";
+}
+
+// A small cluster with round figures: every stage's cost is distinct, so a sum that matches is not
+// an accident.
+const char* kCluster =
+    "ndb:\n"
+    "  data_nodes: 2\n"
+    "  replicas: 2\n"
+    "  data_node:\n"
+    "    threads: {ldm: 2, tc: 1, recv: 1, send: 2}\n"
+    "    cpu: {message: 0.5us, signal: 0.25us, tc_row: 1us, tc_conf_row: 0.75us, ldm_read_row: 2us,\n"
+    "          ldm_write_row: 3us, ldm_commit_row: 1.25us, ldm_complete_row: 0.5us}\n"
+    "    wakeup: 4us\n"
+    "  api_node: {cores: 4, recv_threads: 1, cpu: {operation: 20us, statement: 10us, row: 1.5us, result_row: 1us}, wakeup: 3us}\n"
+    "  transporter: {kind: tcp, rate: 10Gbps, latency: 6us, send_cpu: 5us, recv_cpu: 7us, send_cpu_batched: 2us, recv_cpu_batched: 3us}\n"
+    "  message: {header: 32B, request_row: 100B, data_row: 200B}\n";
+
+// kCluster plus `cluster_extra` (more keys of the ndb section), the mix and the simulation section.
+std::string with_mix(const std::string& cluster_extra, const std::string& mix, const std::string& sim) {
+  return std::string(kCluster) + cluster_extra + "workload:\n  kind: ndb\n  mix:\n" + mix + sim;
+}
+
+const char* kShortSim = "simulation: {warmup: 20ms, batch: 20ms, min_batches: 10, max_duration: 0.4s}\n";
+
+// Figures of the kCluster configuration (seconds).
+struct Figures {
+  double msg = 0.5e-6, sig = 0.25e-6, tc_row = 1e-6, tc_conf = 0.75e-6, ldm_read = 2e-6, ldm_write = 3e-6,
+         ldm_commit = 1.25e-6, wake = 4e-6;
+  double op = 20e-6, stmt = 10e-6, row = 1.5e-6, result = 1e-6, api_wake = 3e-6;
+  double rate = 10e9 / 8, latency = 6e-6, send = 5e-6, recv = 7e-6, recv_batched = 3e-6;
+  double header = 32, request_row = 100, data_row = 200, conf_row = 16;
+  double link = 15e-6;  // load_generator.link_latency default
+  double wire(double bytes) const { return bytes / rate + latency; }
+  // A data node's send thread (after the hand-over), the wire, and the receiving data node's
+  // receive thread.
+  double dn_hop(double bytes, int signals) const { return wake + send + msg + wire(bytes) + recv + msg + signals * sig; }
+  // To the API node's adapter (its receive thread comes on top).
+  double dn_to_api(double bytes) const { return wake + send + msg + wire(bytes); }
+  // The API's execute() of `rows` rows up to the TC thread's start.
+  double to_tc(int rows) const {
+    return stmt + rows * row + send + wire(header + rows * request_row) + recv + msg + rows * sig + wake;
+  }
+};
+
+double mean_ms_of(const nlohmann::ordered_json& point, const std::string& name) {
+  for (const auto& o : point["operations"])
+    if (o["name"] == name) return o["mean_ms"].get<double>();
+  ADD_FAILURE() << "no operation " << name;
+  return 0;
+}
+
+}  // namespace
+
+TEST(CustomMix, PicksOperationTypesByWeight) {
+  CustomMix mix({MixOperation{"a", 1, {MixStatement{2, 3, false, 10}}}, MixOperation{"b", 3, {MixStatement{1, 1, true, 1}}}});
+  EXPECT_EQ(mix.operations()[0].statement_count(), 10);
+  EXPECT_EQ(mix.operations()[0].row_count(), 60);
+  EXPECT_FALSE(mix.operations()[0].writes());
+  EXPECT_EQ(mix.operations()[1].written_rows(), 1);
+  EXPECT_DOUBLE_EQ(mix.share(1), 0.75);
+  std::mt19937_64 rng(3);
+  int b = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) b += mix.pick(rng) == 1;
+  EXPECT_NEAR(b / static_cast<double>(n), 0.75, 0.005);  // ~5 standard deviations
+}
+
+TEST(CustomMix, ParsesWithDefaultsAndLines) {
+  auto s = scenario_from(with_mix("", "    - name: r\n      statements:\n        - {rows: 30}\n"
+                                      "    - name: w\n      weight: 2\n      statements:\n        - {tables: 3, kind: write, repeat: 4}\n", ""));
+  auto mix = parse_custom_mix(s.document["workload"]["mix"], s.document["workload"]["mix"], schema::Origin{"x", {}});
+  ASSERT_EQ(mix.operations().size(), 2u);
+  EXPECT_EQ(mix.operations()[0].row_count(), 30);
+  EXPECT_EQ(mix.operations()[1].statement_count(), 4);
+  EXPECT_EQ(mix.operations()[1].written_rows(), 12);
+  EXPECT_NEAR(mix.share(1), 2.0 / 3, 1e-12);
+}
+
+TEST(NdbErrors, BadInputNamesFileLineAndKey) {
+  const std::string mix = "    - name: r\n      statements:\n        - {rows: 3}\n";
+  // Node groups: data_nodes must be a multiple of replicas.
+  auto e = error_of("ndb:\n  data_nodes: 3\n  replicas: 2\nworkload:\n  kind: ndb\n  mix:\n" + mix);
+  EXPECT_CONTAINS(e, "bad.yaml:2:15");
+  EXPECT_CONTAINS(e, "ndb.data_nodes");
+  EXPECT_CONTAINS(e, "multiple of replicas");
+  // An ndb workload needs a mix.
+  e = error_of("workload:\n  kind: ndb\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:");
+  EXPECT_CONTAINS(e, "workload.mix");
+  // Duplicate operation names.
+  e = error_of("workload:\n  kind: ndb\n  mix:\n" + mix + mix);
+  EXPECT_CONTAINS(e, "bad.yaml:7:13");
+  EXPECT_CONTAINS(e, "workload.mix[1].name");
+  EXPECT_CONTAINS(e, "duplicate");
+  // Schema errors in a statement: unknown key with a suggestion, bad enum value, out of range.
+  e = error_of("workload:\n  kind: ndb\n  mix:\n    - name: r\n      statements:\n        - {rowz: 3}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:6:12");
+  EXPECT_CONTAINS(e, "workload.mix[0].statements[0].rowz");
+  EXPECT_CONTAINS(e, "did you mean 'rows'");
+  e = error_of("workload:\n  kind: ndb\n  mix:\n    - name: r\n      statements:\n        - {kind: wrte}\n");
+  EXPECT_CONTAINS(e, "workload.mix[0].statements[0].kind");
+  EXPECT_CONTAINS(e, "did you mean 'write'");
+  e = error_of("workload:\n  kind: ndb\n  mix:\n    - name: r\n      weight: -1\n      statements:\n        - {rows: 3}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:5:15");
+  EXPECT_CONTAINS(e, "out of range");
+  // A transporter preset of the other kind; a bare number where a unit is needed.
+  e = error_of("ndb:\n  transporter: {kind: rdma, preset: eth-10g-tcp}\nworkload:\n  kind: ndb\n  mix:\n" + mix);
+  EXPECT_CONTAINS(e, "bad.yaml:2:37");
+  EXPECT_CONTAINS(e, "ndb.transporter.preset");
+  e = error_of("ndb:\n  data_node:\n    wakeup: 5\nworkload:\n  kind: ndb\n  mix:\n" + mix);
+  EXPECT_CONTAINS(e, "bad.yaml:3:13");
+  EXPECT_CONTAINS(e, "ndb.data_node.wakeup");
+}
+
+TEST(NdbSchema, PresetsFollowTheTransporterKind) {
+  auto s = scenario_from(with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", ""));
+  auto tcp = parse_ndb_config(s.document, s.document, schema::Origin{"x", {}});
+  EXPECT_EQ(tcp.transporter.kind, "tcp");
+  auto r = load_scenarios_from_text(std::string(kCluster) + "workload:\n  kind: ndb\n  mix: [{name: r, statements: [{rows: 1}]}]\n",
+                                    "x.yaml", {{"ndb.transporter.kind", "rdma"}, {"ndb.transporter.latency", "1us"}});
+  auto rdma = parse_ndb_config(r.front().document, r.front().document, schema::Origin{"x", {}});
+  EXPECT_EQ(rdma.transporter.preset, "ib-fdr-rdma");
+  EXPECT_DOUBLE_EQ(rdma.transporter.latency_s, 1e-6);  // the override wins over the preset
+  // kCluster's explicit tcp figures stay: rate 10 Gb/s.
+  EXPECT_DOUBLE_EQ(rdma.transporter.rate_Bps, 10e9 / 8);
+}
+
+// One thread alone on the cluster: a one-row committed read is the sum of its stages. The TC is on
+// the row's primary (distribution hint), so the read is local to it: API -> TC node, TC, LDM, the
+// row to the API, the confirmation through the TC (TCKEYCONF); the API waits for both. Both replies
+// reach the connection's one receive thread: the TCKEYCONF arrives while it still reads the row, so
+// it waits and comes in with the next call at the batched cost.
+TEST(NdbClosedForm, IdleReadIsTheSumOfItsStages) {
+  auto point = run_point(scenario_from(with_mix("  load_generator: {threads: 1, think_time: 1ms}\n",
+                                                "    - name: r\n      statements: [{rows: 1}]\n", kShortSim)));
+  Figures f;
+  double at_tc = f.link + f.op + f.to_tc(1);
+  double tc_done = at_tc + f.tc_row;
+  double ldm_done = tc_done + f.wake + f.ldm_read;
+  double data = ldm_done + f.dn_to_api(f.header + f.data_row) + f.recv;
+  double confirmed = ldm_done + f.wake + f.tc_conf;
+  double tckeyconf_arrives = confirmed + f.dn_to_api(f.header + f.conf_row);
+  ASSERT_LT(tckeyconf_arrives, data);  // the case this closed form is written for
+  double tckeyconf = data + f.recv_batched;
+  double expected = std::max(data, tckeyconf) + f.api_wake + f.result + f.link;
+  EXPECT_NEAR(point["latency_ms"]["mean"].get<double>(), expected * 1e3, 1e-9);
+  EXPECT_NEAR(point["latency_ms"]["max"].get<double>(), expected * 1e3, expected * 1e3 * 0.01);  // histogram bucket
+  EXPECT_NEAR(point["messages_per_op"].get<double>(), 3.0, 1e-12);  // request, row, TCKEYCONF
+}
+
+// A one-row write adds the replica chain (primary on the TC's node, then the backup on the other
+// node and its confirmation back) and the commit round on both replicas before the TCKEYCONF.
+TEST(NdbClosedForm, IdleWriteAddsTheReplicaChainAndTheCommitRound) {
+  auto point = run_point(scenario_from(with_mix("  load_generator: {threads: 1, think_time: 1ms}\n",
+                                                "    - name: w\n      statements: [{rows: 1, kind: write}]\n", kShortSim)));
+  Figures f;
+  double conf_bytes = f.header + f.conf_row;
+  double tc_done = f.link + f.op + f.to_tc(1) + f.tc_row;
+  double primary = tc_done + f.wake + f.ldm_write;                                         // local primary
+  double backup = primary + f.dn_hop(f.header + f.request_row, 1) + f.wake + f.ldm_write;  // remote backup
+  double prepared = backup + f.dn_hop(conf_bytes, 1) + f.wake + f.tc_conf;                 // back to the TC
+  double local_commit = prepared + f.wake + f.ldm_commit + f.wake;
+  double remote_commit = prepared + f.dn_hop(conf_bytes, 1) + f.wake + f.ldm_commit + f.dn_hop(conf_bytes, 1) + f.wake;
+  double committed = std::max(local_commit, remote_commit) + f.tc_conf;
+  double expected = committed + f.dn_to_api(conf_bytes) + f.recv + f.api_wake + f.result + f.link;
+  EXPECT_NEAR(point["latency_ms"]["mean"].get<double>(), expected * 1e3, 1e-9);
+  // request, prepare to the backup and back, commit there and back, complete there, TCKEYCONF
+  EXPECT_NEAR(point["messages_per_op"].get<double>(), 7.0, 1e-12);
+}
+
+// Closed loop: N threads each alternate a business operation (R) and the think time (Z), so
+// X (R + Z) = N (Little's law), loaded or not.
+TEST(NdbClosedForm, LittlesLawForTheLoadGenerators) {
+  for (int threads : {4, 32}) {
+    auto point = run_point(scenario_from(with_mix(
+        "  load_generators: 2\n  api_nodes: 2\n  load_generator: {threads: " + std::to_string(threads) + ", think_time: 200us}\n",
+        "    - name: r\n      weight: 2\n      statements: [{tables: 2, rows: 3, repeat: 4}]\n"
+        "    - name: w\n      statements: [{rows: 3, repeat: 2}, {rows: 3, kind: write, repeat: 2}]\n",
+        kShortSim)));
+    double x = point["ops_per_s"].get<double>();
+    double r = point["latency_ms"]["mean"].get<double>() * 1e-3;
+    EXPECT_NEAR(x * (r + 200e-6), 2.0 * threads, 0.02 * 2 * threads) << threads << " threads";
+  }
+}
+
+// With one LDM thread made slow, the cluster cannot do more operations per second than that thread
+// can serve (utilisation law X = U / D <= 1 / D), and the closed loop drives it close to the bound.
+TEST(NdbClosedForm, ThroughputIsBoundedByTheBusiestThreadBank) {
+  auto point = run_point(scenario_from(
+      "ndb:\n  data_nodes: 1\n  replicas: 1\n  data_node: {threads: {ldm: 1, tc: 2, recv: 2, send: 2}, cpu: {ldm_read_row: 50us}}\n"
+      "  api_node: {recv_threads: 4}\n  load_generator: {threads: 64}\n"
+      "workload:\n  kind: ndb\n  mix:\n    - name: r\n      statements: [{rows: 4}]\n" + std::string(kShortSim)));
+  double demand = 4 * 50e-6;  // LDM seconds per operation
+  double x = point["ops_per_s"].get<double>();
+  EXPECT_LE(x, 1.0 / demand * 1.01);
+  EXPECT_GE(x, 1.0 / demand * 0.95);
+  double ldm_utilisation = -1;
+  for (const auto& c : point["cpus"])
+    if (c["host"] == "ndbd0/ldm") ldm_utilisation = c["utilisation"].get<double>();
+  EXPECT_NEAR(ldm_utilisation, x * demand, 0.02);  // U = X D
+  EXPECT_GT(ldm_utilisation, 0.95);
+}
+
+// The S004 seed (scenarios/seeds/ndb-rdma.yaml): published ~10,100 vs ~12,500 business ops/s (ratio
+// within 5 points, absolutes within 10 %), mean response per type within 2.1-4.4 ms (TCP) and
+// 1.15-3.08 ms (RDMA).
+TEST(NdbSeed, TcpVsRdmaMatchesThePublishedFigures) {
+  auto points = load_scenarios(std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/ndb-rdma.yaml");
+  ASSERT_EQ(points.size(), 2u);
+  auto results = run_points(points, 2);
+  std::map<std::string, nlohmann::ordered_json> by;
+  for (const auto& r : results) {
+    ASSERT_FALSE(r.contains("error")) << r.dump();
+    by[r["params"]["ndb.transporter.kind"].get<std::string>()] = r;
+  }
+  double tcp = by["tcp"]["ops_per_s"].get<double>(), rdma = by["rdma"]["ops_per_s"].get<double>();
+  EXPECT_NEAR(tcp, 10100, 1010);
+  EXPECT_NEAR(rdma, 12500, 1250);
+  EXPECT_NEAR(rdma / tcp, 12500.0 / 10100.0, 0.05);
+  for (const auto& o : by["tcp"]["operations"]) {
+    EXPECT_GE(o["mean_ms"].get<double>(), 2.1) << o.dump();
+    EXPECT_LE(o["mean_ms"].get<double>(), 4.4) << o.dump();
+  }
+  for (const auto& o : by["rdma"]["operations"]) {
+    EXPECT_GE(o["mean_ms"].get<double>(), 1.15) << o.dump();
+    EXPECT_LE(o["mean_ms"].get<double>(), 3.08) << o.dump();
+  }
+  EXPECT_LT(mean_ms_of(by["rdma"], "read-2t"), mean_ms_of(by["tcp"], "read-2t"));
+}
