@@ -1,0 +1,113 @@
+"""Result: the point results of a run or sweep, with DataFrame views."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, Sequence
+
+from . import frames
+
+__all__ = ["Result", "SimulationError"]
+
+
+class SimulationError(RuntimeError):
+    """Some points' simulations failed; ``result`` holds every point (failed ones have ``error``)."""
+
+    def __init__(self, message: str, result: "Result | None" = None):
+        super().__init__(message)
+        self.result = result
+
+    def __reduce__(self):
+        return (SimulationError, (self.args[0], self.result))
+
+
+class Result:
+    """Point results, in the order of the sweep (the last axis varies fastest).
+
+    ``raw`` is the list of point objects (as ``poolsim run --format json`` prints under "points");
+    ``points``, ``series``, ``histogram``, ``breakdown``, ``utilisation`` and ``innodb`` are
+    DataFrames built from it (see poolsim.frames).
+    """
+
+    def __init__(self, raw: Sequence[dict], scenario=None):
+        self.raw = list(raw)
+        self.scenario = scenario
+        self._cache: dict = {}
+
+    def _frame(self, name, build):
+        if name not in self._cache:
+            self._cache[name] = build(self.raw)
+        return self._cache[name].copy()
+
+    @property
+    def points(self):
+        return self._frame("points", frames.points_frame)
+
+    @property
+    def series(self):
+        return self._frame("series", frames.series_frame)
+
+    @property
+    def histogram(self):
+        return self._frame("histogram", frames.histogram_frame)
+
+    @property
+    def breakdown(self):
+        return self._frame("breakdown", frames.breakdown_frame)
+
+    @property
+    def utilisation(self):
+        return self._frame("utilisation", frames.utilisation_frame)
+
+    @property
+    def innodb(self):
+        return self._frame("innodb", frames.innodb_frame)
+
+    @property
+    def params(self) -> list[str]:
+        return frames.param_columns(self.raw)
+
+    @property
+    def errors(self) -> list[dict]:
+        return [p for p in self.raw if "error" in p]
+
+    def to_json(self, path=None, indent: int | None = 2) -> str:
+        """The result as ``{"points": [...]}`` (the CLI's JSON format); written to ``path`` if given."""
+        text = json.dumps({"points": self.raw}, indent=indent) + "\n"
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return text
+
+    @classmethod
+    def from_json(cls, text_or_path: str) -> "Result":
+        """A Result from the CLI's JSON output (text or a file name)."""
+        text = text_or_path
+        if not text_or_path.lstrip().startswith("{"):
+            with open(text_or_path, encoding="utf-8") as f:
+                text = f.read()
+        return cls(json.loads(text)["points"])
+
+    @classmethod
+    def concat(cls, results: Iterable["Result"]) -> "Result":
+        raw = []
+        for r in results:
+            raw.extend(r.raw)
+        return cls(raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    def __iter__(self):
+        return iter(self.raw)
+
+    def __getitem__(self, i):
+        return self.raw[i]
+
+    def __repr__(self) -> str:
+        failed = len(self.errors)
+        extra = f", {failed} failed" if failed else ""
+        return f"<poolsim.Result: {len(self.raw)} points{extra}; params {self.params}>"
+
+    def _repr_html_(self):
+        return self.points._repr_html_()

@@ -1,0 +1,132 @@
+"""Calibration (fit a server profile to measured traces) and validation (simulate what was measured
+and compare), as ``poolsim calibrate`` and ``poolsim validate`` do."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Iterable
+
+from . import _poolsim
+
+__all__ = ["Calibration", "Validation", "calibrate", "validate", "validate_table"]
+
+
+def _paths(items) -> list[str]:
+    if isinstance(items, (str, os.PathLike)):
+        items = [items]
+    return [os.fspath(p) for p in items]
+
+
+class Calibration:
+    """A fitted profile: ``profile_yaml`` (scenarios/profiles format), ``devices_yaml`` (a device
+    catalogue fitted from the traces' fio jobs) and the fit ``report`` (residuals, uncertainties)."""
+
+    def __init__(self, profile_yaml: str, devices_yaml: str, report: str):
+        self.profile_yaml = profile_yaml
+        self.devices_yaml = devices_yaml
+        self.report = report
+
+    @staticmethod
+    def devices_path_for(profile_path: str | os.PathLike) -> str:
+        """Where the devices go beside a profile: <dir>/<stem>-devices.yaml (as the CLI writes them)."""
+        p = os.fspath(profile_path)
+        stem = os.path.splitext(os.path.basename(p))[0]
+        return os.path.join(os.path.dirname(p), stem + "-devices.yaml")
+
+    def save(self, profile_path: str | os.PathLike) -> tuple[str, str]:
+        """Writes the profile and, beside it, its devices; returns both paths."""
+        profile_path = os.fspath(profile_path)
+        devices_path = self.devices_path_for(profile_path)
+        for path, text in ((profile_path, self.profile_yaml), (devices_path, self.devices_yaml)):
+            tmp = path + ".tmp-poolsim"
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        return profile_path, devices_path
+
+    def __repr__(self) -> str:
+        return self.report
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(self.report)
+
+
+def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
+              output: str | os.PathLike | None = None) -> Calibration:
+    """Fits a server profile (and device models) to trace directories (traces/README.md).
+    ``name`` is the profile's name (default: the stem of ``output``, else "calibrated"); with
+    ``output`` the profile and its devices are written as ``poolsim calibrate -o`` does."""
+    dirs = _paths(traces)
+    if name is None:
+        name = os.path.splitext(os.path.basename(os.fspath(output)))[0] if output else "calibrated"
+    out = _poolsim.calibrate(dirs, name)
+    result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"])
+    if output is not None:
+        result.save(output)
+    return result
+
+
+class Validation:
+    """Measured against predicted: ``raw`` ({"rows": [...], "summary": {...}}), ``rows`` (a
+    DataFrame with ``measured_tps``, ``predicted_tps``, ``error_pct_tps``, ... columns, nested keys
+    joined with "_"), ``summary`` (median and max absolute errors) and ``table`` (the CLI's text)."""
+
+    def __init__(self, raw: dict):
+        self.raw = raw
+
+    @property
+    def rows(self):
+        import pandas as pd
+
+        rows = self.raw.get("rows", [])
+        if not rows:
+            return pd.DataFrame()
+        df = pd.json_normalize(rows, sep="_")
+        if "trace" in df:
+            df.insert(0, "name", df["trace"].map(lambda t: os.path.basename(os.path.normpath(str(t)))))
+        return df
+
+    @property
+    def summary(self) -> dict:
+        return self.raw.get("summary", {})
+
+    @property
+    def table(self) -> str:
+        return _poolsim.render_validation_table(json.dumps(self.raw))
+
+    def __repr__(self) -> str:
+        try:
+            return self.table
+        except Exception:  # a build without validation tables
+            return f"<poolsim.Validation: {len(self.raw.get('rows', []))} rows; summary {self.summary}>"
+
+    def _repr_html_(self):
+        return self.rows._repr_html_()
+
+
+def _check_validation():
+    if not _poolsim.has_validation:
+        raise NotImplementedError("this build of poolsim has no validation (calibrate/src/validation.cpp was not built)")
+
+
+def validate(traces: Iterable[str | os.PathLike], profile: str | os.PathLike, devices: str | os.PathLike | None = None,
+             duration: float = 20.0, jobs: int | None = None) -> Validation:
+    """Simulates the configuration of each trace directory (its meta.yaml) with ``profile`` and
+    compares with what was measured (``poolsim validate``). ``devices`` defaults to the profile's
+    <stem>-devices.yaml; ``duration`` caps the simulated seconds per trace."""
+    _check_validation()
+    raw = _poolsim.validate(_paths(traces), os.fspath(profile), os.fspath(devices) if devices else "", float(duration),
+                            int(jobs or 0))
+    return Validation(json.loads(raw))
+
+
+def validate_table(scenario: str | os.PathLike, table_csv: str | os.PathLike, profile: str | os.PathLike | None = None,
+                   devices: str | os.PathLike | None = None, duration: float = 20.0,
+                   jobs: int | None = None) -> Validation:
+    """Validation against a published table: each CSV row becomes one point of ``scenario`` (a file
+    with a ``validation:`` section mapping the table's columns)."""
+    _check_validation()
+    raw = _poolsim.validate_table(os.fspath(scenario), os.fspath(table_csv), os.fspath(profile) if profile else "",
+                                  os.fspath(devices) if devices else "", float(duration), int(jobs or 0))
+    return Validation(json.loads(raw))

@@ -1,0 +1,65 @@
+"""Calibration and validation from Python, on the committed local-vm traces."""
+
+import shutil
+
+import pytest
+from matplotlib.figure import Figure
+
+import poolsim
+from poolsim import plots
+
+
+def fit_traces(root):
+    base = root / "traces" / "local-vm"
+    dirs = [base / f"{loc}-bp{pool}-t{t}" for loc in ("disk", "tmpfs") for pool in ("512M", "3G") for t in (1, 4, 16, 64)]
+    return [d for d in dirs if (d / "meta.yaml").exists()]
+
+
+def test_calibrate(root, tmp_path):
+    dirs = fit_traces(root)
+    if len(dirs) < 8:
+        pytest.skip("the local-vm traces are not there")
+    c = poolsim.calibrate(dirs, name="py-test", output=tmp_path / "fit.yaml")
+    assert "py-test" in c.profile_yaml and c.report
+    assert (tmp_path / "fit.yaml").read_text() == c.profile_yaml
+    assert (tmp_path / "fit-devices.yaml").read_text() == c.devices_yaml
+
+
+def test_bad_trace_is_an_input_error(root, tmp_path):
+    good = fit_traces(root)
+    if not good:
+        pytest.skip("the local-vm traces are not there")
+    bad = tmp_path / "bad-trace"
+    shutil.copytree(good[0], bad)
+    (bad / "meta.yaml").write_text("engine: {product: mariadb\n")
+    with pytest.raises(poolsim.InputError, match="meta.yaml"):
+        poolsim.calibrate([bad])
+    if poolsim._poolsim.has_validation:
+        with pytest.raises(poolsim.InputError, match="meta.yaml"):
+            poolsim.validate([bad], root / "traces" / "local-vm" / "profile.yaml", duration=0.5, jobs=1)
+
+
+@pytest.mark.skipif(not poolsim._poolsim.has_validation, reason="built without validation.cpp")
+def test_validate_one_trace(root):
+    trace = root / "traces" / "local-vm" / "tmpfs-bp3G-t4"
+    profile = root / "traces" / "local-vm" / "profile.yaml"
+    if not (trace / "meta.yaml").exists() or not profile.exists():
+        pytest.skip("the local-vm traces are not there")
+    v = poolsim.validate([trace], profile, duration=1.0, jobs=1)
+    rows = v.rows
+    assert len(rows) == 1 and rows.loc[0, "name"] == "tmpfs-bp3G-t4"
+    assert rows.loc[0, "measured_tps"] > 0 and rows.loc[0, "predicted_tps"] > 0
+    assert "tps" in str(v.summary)
+    assert isinstance(plots.predicted_vs_measured(v), Figure)
+
+
+@pytest.mark.skipif(not poolsim._poolsim.has_validation, reason="built without validation.cpp")
+def test_validate_table(root):
+    scenario, table = root / "scenarios" / "seeds" / "ndb-rdma.yaml", root / "scenarios" / "seeds" / "ndb-rdma.csv"
+    if not scenario.exists() or not table.exists():
+        pytest.skip("no published table with a validation: section")
+    v = poolsim.validate_table(scenario, table, duration=0.5, jobs=2)
+    rows = v.rows
+    compared = rows[rows["predicted_ops_per_s"].notna()] if "predicted_ops_per_s" in rows else rows.iloc[0:0]
+    assert len(compared) >= 1 and (compared["measured_ops_per_s"] > 0).all()
+    assert isinstance(plots.predicted_vs_measured(v, "ops_per_s"), Figure)
