@@ -17,7 +17,7 @@ constexpr double kChildPageNumberBytes = 4;
 
 void build_index(IndexGeometry& index, double page_bytes, double node_pointer_bytes, std::uint32_t first_page) {
   index.first_page = first_page;
-  auto per_leaf = index.entries_per_leaf();
+  auto per_leaf = index.per_leaf_ = index.compute_entries_per_leaf();
   index.leaf_pages = static_cast<std::uint32_t>((index.entries + per_leaf - 1) / per_leaf);
   index.level_pages = {std::max<std::uint32_t>(1, index.leaf_pages)};
   index.fanout = std::max<std::uint32_t>(2, static_cast<std::uint32_t>((page_bytes - kPageOverheadBytes) * (15.0 / 16.0) / node_pointer_bytes));
@@ -26,7 +26,7 @@ void build_index(IndexGeometry& index, double page_bytes, double node_pointer_by
 }
 }  // namespace
 
-std::uint32_t IndexGeometry::entries_per_leaf() const {
+std::uint32_t IndexGeometry::compute_entries_per_leaf() const {
   double usable = (16384 - kPageOverheadBytes) * fill;
   return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(usable / entry_bytes));
 }

@@ -16,7 +16,9 @@ struct IndexGeometry {
   std::uint32_t fanout = 2;                // children per internal page
   std::uint32_t pages() const;
   int height() const { return static_cast<int>(level_pages.size()); }
-  std::uint32_t entries_per_leaf() const;
+  std::uint32_t entries_per_leaf() const { return per_leaf_ ? per_leaf_ : compute_entries_per_leaf(); }
+  std::uint32_t compute_entries_per_leaf() const;
+  std::uint32_t per_leaf_ = 0;  // entries_per_leaf, fixed once the index is built (it is on the hot path)
   // Pages from root to the leaf holding entry `position` (0-based), appended to `out`.
   void path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const;
   // Leaves beyond the first that `rows` consecutive entries from `position` span (range scans).

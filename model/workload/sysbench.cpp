@@ -17,8 +17,16 @@ bool is_write(StatementKind kind) {
          kind == StatementKind::Insert;
 }
 
-KeyDistribution::KeyDistribution(const SysbenchOptions& options, std::uint64_t n) : type_(options.rand_type), n_(n), o_(options) {
-  if (type_ == "zipfian") {
+KeyDistribution::KeyDistribution(const SysbenchOptions& options, std::uint64_t n)
+    : type_(Type::Uniform), version_05_(options.version == "0.5"), n_(n), o_(options) {
+  const std::string& t = options.rand_type;
+  type_ = t == "gaussian" ? Type::Gaussian
+          : t == "special" ? Type::Special
+          : t == "pareto"  ? Type::Pareto
+          : t == "zipfian" ? Type::Zipfian
+          : t == "uniform" ? Type::Uniform
+                           : throw std::invalid_argument("unknown rand_type " + t);
+  if (type_ == Type::Zipfian) {
     // Rejection-inversion sampling (Hormann & Derflinger 1996) of P(k) ~ k^-s on 1..n.
     zipf_s_ = o_.rand_zipfian_exp;
     auto h = [s = zipf_s_](double x) { return std::abs(s - 1) < 1e-9 ? std::log(x) : (std::pow(x, 1 - s) - 1) / (1 - s); };
@@ -33,14 +41,14 @@ std::uint64_t KeyDistribution::draw(std::mt19937_64& rng) const {
   auto U = [&] { return (rng() >> 12) * (1.0 / 4503599627370496.0); };  // (x >> 12) / 2^52, as sysbench
   const double a = 1, b = static_cast<double>(n_);
   auto clamp_key = [&](double v) { return static_cast<std::uint64_t>(std::clamp(std::floor(v), a, b)); };
-  if (type_ == "uniform") return clamp_key(a + U() * (b - a + 1));
-  if (type_ == "gaussian") {
+  if (type_ == Type::Uniform) return clamp_key(a + U() * (b - a + 1));
+  if (type_ == Type::Gaussian) {
     double sum = 0;
     for (int i = 0; i < o_.rand_iter; ++i) sum += U() * (b - a + 1);
     return clamp_key(a + sum / o_.rand_iter);
   }
-  if (type_ == "special") {
-    if (o_.version == "0.5") {
+  if (type_ == Type::Special) {
+    if (version_05_) {
       // 0.5: integer arithmetic on t = b - a + 1; 75 % of draws uniform over the pct band in the middle.
       auto t = static_cast<std::uint64_t>(b - a + 1);
       std::uint64_t spread = t * static_cast<std::uint64_t>(100 / (100 - o_.rand_spec_res));
@@ -63,11 +71,11 @@ std::uint64_t KeyDistribution::draw(std::mt19937_64& rng) const {
     double d = t * o_.rand_spec_pct / 100.0;
     return clamp_key(a + rnd * (d + 1) + t / 2 - t * o_.rand_spec_pct / 200.0);
   }
-  if (type_ == "pareto") {
+  if (type_ == Type::Pareto) {
     double power = std::log(o_.rand_pareto_h) / std::log(1.0 - o_.rand_pareto_h);
     return clamp_key(a + (b - a + 1) * std::pow(U(), power));
   }
-  if (type_ == "zipfian") {
+  if (type_ == Type::Zipfian) {
     double s = zipf_s_;
     auto h = [s](double x) { return std::abs(s - 1) < 1e-9 ? std::log(x) : (std::pow(x, 1 - s) - 1) / (1 - s); };
     auto h_inv = [s](double x) { return std::abs(s - 1) < 1e-9 ? std::exp(x) : std::pow(1 + x * (1 - s), 1 / (1 - s)); };
@@ -78,7 +86,7 @@ std::uint64_t KeyDistribution::draw(std::mt19937_64& rng) const {
       if (k - x <= 0 || u >= h(k + 0.5) - std::pow(static_cast<double>(k), -s)) return k;
     }
   }
-  throw std::invalid_argument("unknown rand_type " + type_);
+  throw std::logic_error("KeyDistribution: unhandled type");
 }
 
 SysbenchMix::SysbenchMix(const SysbenchOptions& options) : o_(options), keys_(options, options.table_size) {

@@ -49,7 +49,10 @@ public:
   std::uint64_t draw(std::mt19937_64& rng) const;  // 1..n
 
 private:
-  std::string type_;
+  // The distribution, resolved once from its name (draw is on the hot path).
+  enum class Type { Uniform, Gaussian, Special, Pareto, Zipfian };
+  Type type_;
+  bool version_05_;  // sysbench 0.5's integer "special"
   std::uint64_t n_;
   SysbenchOptions o_;
   double zipf_hi_ = 0, zipf_h_x1_ = 0, zipf_s_ = 0;  // rejection-inversion constants
