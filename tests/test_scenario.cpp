@@ -55,6 +55,53 @@ TEST(Scenario, SetCanSweep) {
   EXPECT_EQ(points[1].workload.fio.iodepth, 2);
 }
 
+// A variant is one sweep value that sets several keys: file < variant < sweep < --set.
+TEST(Scenario, VariantsSetSeveralKeysPerSweptValue) {
+  const std::string yaml =
+      "storage: {device: samsung-850-pro}\n"
+      "variants:\n"
+      "  ssd: {}\n"
+      "  pcie-atomic: {storage.device: shannon-direct-io-g3i, database.atomic_writes: true}\n"
+      "  pcie-nocsum: {storage.device: shannon-direct-io-g3i, database.checksum: none, workload.threads: 4}\n"
+      "sweep:\n"
+      "  variant: [ssd, pcie-atomic, pcie-nocsum]\n"
+      "  workload.threads: [1, 8]\n";
+  auto points = load_scenarios_from_text(yaml, "x.yaml");
+  ASSERT_EQ(points.size(), 6u);
+  EXPECT_EQ(points[0].params["variant"], "ssd");
+  EXPECT_EQ(points[0].storage.device, "samsung-850-pro");
+  EXPECT_FALSE(points[0].database.atomic_writes);
+  EXPECT_EQ(points[2].params["variant"], "pcie-atomic");
+  EXPECT_EQ(points[2].storage.device, "shannon-direct-io-g3i");
+  EXPECT_TRUE(points[2].database.atomic_writes);
+  EXPECT_EQ(points[3].params["workload.threads"], 8);
+  EXPECT_EQ(points[4].database.checksum, "none");
+  EXPECT_FALSE(points[4].database.atomic_writes);
+  EXPECT_EQ(points[4].workload.threads, 1);  // the swept key wins over the variant's
+  EXPECT_EQ(points[5].workload.threads, 8);
+  // --set wins over the variant; `variant:` (file or --set) picks one without a sweep.
+  auto one = load_scenarios_from_text(yaml, "x.yaml", {parse_override("variant=pcie-nocsum"), parse_override("database.checksum=crc32")}, ".", false);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].storage.device, "shannon-direct-io-g3i");
+  EXPECT_EQ(one[0].database.checksum, "crc32");
+  EXPECT_EQ(one[0].workload.threads, 4);
+}
+
+TEST(ScenarioErrors, UnknownVariantOrVariantKey) {
+  auto e = error_of("variants: {ssd: {}}\nsweep:\n  variant: [ssd, sdd2x]\n");
+  EXPECT_CONTAINS(e, "bad.yaml:3:18");
+  EXPECT_CONTAINS(e, "unknown variant 'sdd2x'");
+  EXPECT_CONTAINS(e, "the scenario has: ssd");
+  e = error_of("variants:\n  a: {database.chekcsum: none}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:7");
+  EXPECT_CONTAINS(e, "variants.a.database.chekcsum");
+  EXPECT_CONTAINS(e, "did you mean 'checksum'");
+  e = error_of("variants:\n  a: {database.checksum: sha1}\nvariant: a\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:26");
+  EXPECT_CONTAINS(e, "database.checksum");
+  EXPECT_CONTAINS(error_of("variant: a\n"), "has no `variants:`");
+}
+
 TEST(ScenarioErrors, UnknownKeyNamesLineColumnAndSuggests) {
   auto e = error_of("name: x\ncompute:\n  cors: 4\n");
   EXPECT_CONTAINS(e, "bad.yaml:3:3");

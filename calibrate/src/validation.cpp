@@ -336,8 +336,9 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       continue;
     }
     row["measured"] = nlohmann::ordered_json::object();
-    for (const auto& [figure, index] : measured)
-      row["measured"][figure] = parse_measured(cells[index], table_csv, table.lines[r], table.header[index]);
+    for (const auto& [figure, index] : measured)  // an empty cell: the row does not publish that figure
+      if (!cells[index].empty()) row["measured"][figure] = parse_measured(cells[index], table_csv, table.lines[r], table.header[index]);
+    if (row["measured"].empty()) throw InputError({table_csv, table.lines[r], 0}, "", "the row has no measured figure");
     row["params"] = params;
     auto loaded = load_scenarios(scenario_file, overrides, false);
     loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);

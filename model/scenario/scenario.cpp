@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
@@ -158,6 +159,8 @@ SpecPtr build_scenario_schema() {
            {"max_duration", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on measured simulated time", true), "30s")},
        }, "Simulation control")},
       {"ndb", ndb_spec()},
+      {"variants", dict(dict(string()), "Named sets of settings: variant name -> {dotted.key: value}; `variant:` picks one, and a sweep over `variant` selects several keys per point")},
+      {"variant", string("The entry of `variants` this point uses (its keys override the file's; sweeps and --set override it)")},
       {"sweep", dict(seq(string()), "Lists of values by dotted key; the cartesian product runs, one point each")},
       {"validation", map({
            {"columns", dict(map({
@@ -643,6 +646,43 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       axes.emplace_back(key, values);
     }
   }
+  // Variants: each key of each variant must be a scenario key other than the variant machinery.
+  if (root["variants"]) {
+    validate(root["variants"], *scenario_schema().field("variants"), origin, "variants");
+    for (auto v = root["variants"].begin(); v != root["variants"].end(); ++v)
+      for (auto k = v->second.begin(); k != v->second.end(); ++k) {
+        std::string key = k->first.Scalar(), path = "variants." + v->first.Scalar() + "." + key, suggestion;
+        const Spec* target = find(scenario_schema(), key, &suggestion);
+        if (!target || key.rfind("sweep", 0) == 0 || key.rfind("variant", 0) == 0 || key.rfind("validation", 0) == 0)
+          throw InputError(origin.locate(path, k->first), path,
+                           "a variant sets a key the scenario does not have" +
+                               (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
+      }
+  }
+  // The point's variant (from the file, --set, or the sweep) writes its keys, except those a sweep
+  // axis or --set gives explicitly: file < variant < sweep < --set.
+  auto apply_variant = [&](YAML::Node point, const std::set<std::string>& explicit_keys, nlohmann::json& params) {
+    const YAML::Node& view = point;  // const lookups: no keys are created
+    const YAML::Node chosen = view["variant"];
+    if (!chosen) return point;
+    std::string name = chosen.Scalar();
+    const YAML::Node variants = view["variants"];
+    const YAML::Node settings = variants && variants.IsMap() ? variants[name] : YAML::Node(YAML::NodeType::Undefined);
+    if (!settings.IsDefined() || !settings.IsMap()) {
+      std::vector<std::string> names;
+      if (variants && variants.IsMap())
+        for (auto v = variants.begin(); v != variants.end(); ++v) names.push_back(v->first.Scalar());
+      std::string suggestion = did_you_mean(name, names), all;
+      for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
+      throw InputError(origin.locate("variant", chosen), "variant",
+                       "unknown variant '" + name + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
+                           (all.empty() ? "; the scenario has no `variants:`" : "; the scenario has: " + all));
+    }
+    for (auto k = settings.begin(); k != settings.end(); ++k)
+      if (!explicit_keys.count(k->first.Scalar())) point = with_value(point, k->first.Scalar(), k->second);
+    params["variant"] = name;
+    return point;
+  };
   // Points share the file's nodes (YAML::Clone would drop their marks, and with them the line and
   // column of errors); only the maps along a swept path are new.
   YAML::Node base(YAML::NodeType::Map);
@@ -654,6 +694,13 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     YAML::Node point = base;
     Origin point_origin = origin;
     nlohmann::json params = fixed_params;
+    std::set<std::string> explicit_keys;
+    for (const auto& [key, value] : fixed_params.items()) explicit_keys.insert(key);
+    for (size_t a = 0; a < axes.size(); ++a) {
+      explicit_keys.insert(axes[a].first);
+      if (axes[a].first == "variant") point = with_value(point, "variant", axes[a].second[index[a]]);
+    }
+    point = apply_variant(point, explicit_keys, params);
     for (size_t a = 0; a < axes.size(); ++a) {
       const auto& [key, values] = axes[a];
       point = with_value(point, key, values[index[a]]);
