@@ -13,25 +13,26 @@ using poolsim::testing::scenario_from;
 
 namespace {
 
+// A device section for queueing closed forms: exponential service, interfaces too wide to matter;
+// `read` holds the read figures (latency, IOPS, units, queue, ...), one `key: value` per line.
+std::string exp_server_device(const std::string& name, const std::string& read) {
+  return "devices:\n  " + name + ":\n" +
+         "    kind: nvme\n"
+         "    source: \"test fixture: an exponential server for queueing closed forms\"\n"
+         "    capacity: 1TB\n" + read +
+         "    read_bandwidth: 1000TB/s\n"
+         "    write_bandwidth: 1000TB/s\n"
+         "    write_latency: 10us\n"
+         "    write_iops: 100K/s\n"
+         "    flush_latency: 10us\n"
+         "    service: exponential\n";
+}
+
 // An exponential server with mean service 100 us (4 KiB requests, interface time negligible).
 std::string queueing_scenario(int units, const std::string& queue, const std::string& rate, double max_s) {
-  return R"(
-devices:
-  exp-server:
-    kind: nvme
-    source: "test fixture: an exponential server for queueing closed forms"
-    capacity: 1TB
-    read_latency: 100us
-    read_iops: 10K/s
-    parallel_units: )" + std::to_string(units) + R"(
-    read_bandwidth: 1000TB/s
-    write_bandwidth: 1000TB/s
-    write_latency: 10us
-    write_iops: 100K/s
-    flush_latency: 10us
-    service: exponential
-    queue: )" + queue + R"(
-storage: {kind: local, device: exp-server}
+  return exp_server_device("exp-server", "    read_latency: 100us\n    read_iops: 10K/s\n    parallel_units: " +
+                                             std::to_string(units) + "\n    queue: " + queue + "\n") +
+         R"(storage: {kind: local, device: exp-server}
 workload:
   fio: {rw: randread, bs: 4KiB, rate: )" + rate + R"(}
 simulation: {seed: 3, warmup: 1s, batch: 1s, min_batches: 10, target_ci: 0.0001%, max_duration: )" +
@@ -198,25 +199,10 @@ TEST(Queueing, ClosedLoopThroughputMatchesMva) {
   // A fitted virtual disk's shape (a delay plus one exponential server): closed-loop fio at each
   // queue depth against exact mean value analysis.
   for (int depth : {1, 2, 4, 8}) {
-    std::string yaml = R"(
-devices:
-  vdisk:
-    kind: virtual-disk
-    source: "test fixture: delay + one exponential server"
-    capacity: 1TB
-    reference_block: 16KiB
-    read_latency: 64us
-    read_service: 25us
-    read_iops: 40K/s
-    parallel_units: 1
-    queue: shared
-    read_bandwidth: 1000TB/s
-    write_bandwidth: 1000TB/s
-    write_latency: 10us
-    write_iops: 100K/s
-    flush_latency: 10us
-    service: exponential
-storage: {kind: local, device: vdisk}
+    std::string yaml = exp_server_device("vdisk",
+                                         "    reference_block: 16KiB\n    read_latency: 64us\n    read_service: 25us\n"
+                                         "    read_iops: 40K/s\n    parallel_units: 1\n    queue: shared\n") +
+                       R"(storage: {kind: local, device: vdisk}
 workload:
   fio: {rw: randread, bs: 16KiB, iodepth: )" + std::to_string(depth) + R"(}
 simulation: {seed: 5, warmup: 0.2s, batch: 0.5s, min_batches: 10, target_ci: 0.5%, max_duration: 20s}
