@@ -15,7 +15,6 @@ using poolsim::testing::temp_path;
 using poolsim::testing::write_temp;
 
 namespace {
-#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 const std::string kTraces = std::string(POOLSIM_SOURCE_DIR) + "/traces";
 
 std::string error_of(const std::function<void()>& f) {

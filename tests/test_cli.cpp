@@ -14,7 +14,6 @@ using poolsim::testing::temp_path;
 using poolsim::testing::write_temp;
 
 namespace {
-#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 const std::string kExample = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/examples/fio-randread.yaml";
 const char* kSmall =
     "storage: {kind: pool, nodes: [{name: s1, devices: 2}]}\n"

@@ -18,7 +18,6 @@ using poolsim::testing::scenario_from;
 
 namespace {
 
-#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 
 std::string error_of(const std::string& yaml) {
   try {

@@ -18,7 +18,6 @@ std::string error_of(const std::string& yaml, const std::vector<Override>& overr
   ADD_FAILURE() << "no error for:\n" << yaml;
   return "";
 }
-#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
 }  // namespace
 
 TEST(Scenario, DefaultsFillAnEmptyScenario) {

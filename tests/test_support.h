@@ -5,6 +5,9 @@
 
 #include "scenario/scenario.h"
 
+// A string contains another (the failure message shows the whole haystack).
+#define EXPECT_CONTAINS(haystack, needle) EXPECT_NE((haystack).find(needle), std::string::npos) << (haystack)
+
 namespace poolsim::testing {
 
 // The first point of a scenario written inline.

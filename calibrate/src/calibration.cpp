@@ -66,6 +66,11 @@ std::string fmt_us(double seconds) {
 
 }  // namespace
 
+std::string devices_file_for(const std::string& profile_path) {
+  std::filesystem::path p(profile_path);
+  return (p.parent_path() / (p.stem().string() + "-devices.yaml")).string();
+}
+
 std::string device_name_for(const Trace& t) {
   std::string kind = t.meta["storage"]["kind"].Scalar();
   std::string set = std::filesystem::path(t.dir).parent_path().filename().string();

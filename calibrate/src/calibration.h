@@ -18,6 +18,9 @@ struct CalibrationOutput {
 // `name` is the profile's name; `devices_file` the file name the profile will refer to.
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name);
 
+// Where the device catalogue fitted with a profile lives: <profile stem>-devices.yaml beside it.
+std::string devices_file_for(const std::string& profile_path);
+
 // The scenario (YAML text) that reproduces a trace's configuration with `profile_path`.
 std::string scenario_for_trace(const Trace& trace, const std::string& profile_path,
                                const std::vector<std::string>& catalogue_paths, double max_duration_s);

@@ -29,9 +29,8 @@ double median(std::vector<double> v) {
 
 std::string devices_for(const ValidationOptions& o) {
   if (!o.devices.empty() || o.profile.empty()) return o.devices;
-  std::filesystem::path p(o.profile);
-  auto guess = p.parent_path() / (p.stem().string() + "-devices.yaml");
-  return std::filesystem::exists(guess) ? guess.string() : std::string();
+  std::string guess = devices_file_for(o.profile);
+  return std::filesystem::exists(guess) ? guess : std::string();
 }
 
 // A figure a table or trace can measure, and where a point's result holds the prediction.

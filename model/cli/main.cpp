@@ -50,11 +50,6 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
   return 0;
 }
 
-std::string devices_file_for(const std::string& profile_path) {
-  std::filesystem::path p(profile_path);
-  return (p.parent_path() / (p.stem().string() + "-devices.yaml")).string();
-}
-
 int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name) {
   std::vector<poolsim::Trace> traces;
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
@@ -62,8 +57,8 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   auto result = poolsim::calibrate(traces, profile_name);
   std::cerr << result.report;
   poolsim::write_output(out, result.profile_yaml);
-  poolsim::write_output(devices_file_for(out), result.devices_yaml);
-  std::cerr << "poolsim calibrate: wrote " << out << " and " << devices_file_for(out) << "\n";
+  poolsim::write_output(poolsim::devices_file_for(out), result.devices_yaml);
+  std::cerr << "poolsim calibrate: wrote " << out << " and " << poolsim::devices_file_for(out) << "\n";
   return 0;
 }
 
