@@ -22,6 +22,11 @@ constexpr double kAgeSync = 15.0 / 16.0;
 constexpr double kCleanerInterval_s = 1.0;
 constexpr double kLogBlockBytes = 512;  // redo is written in 512-byte blocks
 constexpr double kLruRetry_s = 100e-6;   // a short back-off of the LRU flusher when nothing was freed
+// buf_LRU_get_free_block: the first look for a clean page covers the last BUF_LRU_SEARCH_SCAN_THRESHOLD
+// pages of the LRU (MySQL 5.6-8.4 and MariaDB); with single-page flushing a thread that still has no
+// page sleeps 10 ms per attempt from its third attempt (MySQL 5.6-8.4 buf0lru.cc).
+constexpr std::uint32_t kLruSearchScanThreshold = 100;
+constexpr double kFreePageRetrySleep_s = 10e-3;
 // The commit's own mini-transaction (the undo log header set to committed, trx_undo_set_state_at_finish)
 // is logged at commit time, so a commit always needs a flush that starts after it: only commits that
 // overlap share one (group commit). A few header fields; U, not measured separately.
@@ -97,6 +102,7 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
       rng_(seed) {
   cleaner_mutex_ = sg::Mutex::create();
   cleaner_wakeup_ = sg::ConditionVariable::create();
+  if (config.doublewrite_files > 0) doublewrite_slots_ = sg::Semaphore::create(config.doublewrite_files);
   // Files on the volume: the tablespaces (page id x 16 KiB), then the doublewrite area, the redo
   // log and the binary log.
   std::uint64_t end = page_offset(layout.total_pages());
@@ -148,7 +154,9 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
 
 void InnodbServer::start_background() {
   sg::Actor::create("page-cleaner-" + node_.host->get_name(), node_.host, [this] { page_cleaner_loop(); })->daemonize();
-  sg::Actor::create("lru-flusher-" + node_.host->get_name(), node_.host, [this] { lru_flusher_loop(); })->daemonize();
+  for (int i = 0; i < config_.page_cleaners; ++i)
+    sg::Actor::create("lru-flusher-" + std::to_string(i) + "-" + node_.host->get_name(), node_.host,
+                      [this] { lru_flusher_loop(); })->daemonize();
   if (config_.flush_log_at_trx_commit != 1 || (config_.binlog && config_.sync_binlog != 1)) {
     // srv_master_thread: once a second the log is written and flushed whatever the commit setting.
     sg::Actor::create("log-flusher-" + node_.host->get_name(), node_.host, [this] {
@@ -185,29 +193,65 @@ void InnodbServer::exit_innodb() {
   }
 }
 
+bool InnodbServer::evict_clean_near_tail(std::uint32_t depth) {
+  std::uint32_t victim = pool_.find_clean_near_tail(depth);
+  if (victim == BufferPool::kNone) return false;
+  pool_.evict(victim);
+  return true;
+}
+
 void InnodbServer::get_free_frame(ClientThread& t) {
-  if (pool_.free_frames() > 0) return;
-  // buf_LRU_get_free_block: take a clean page from the LRU tail...
-  std::uint32_t victim = pool_.find_clean_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth));
-  if (victim != BufferPool::kNone) {
-    pool_.evict(victim);
-    return;
-  }
-  // ...otherwise wait while the page cleaner's LRU flush writes dirty tail pages and frees them
-  // (MySQL 8.0 / MariaDB 10.5+; the free-page wait of the breakdown).
+  // buf_LRU_get_free_block: the free list; else a clean page among the last 100 of the LRU on the
+  // first attempt, anywhere in the LRU on the next ones; else wake the page cleaner and apply the
+  // version's policy, and try again.
+  if (pool_.free_frames() > 0 || evict_clean_near_tail(kLruSearchScanThreshold)) return;
   double start = now();
   ++counters.free_page_waits;
-  while (pool_.free_frames() == 0) {
-    victim = pool_.find_clean_near_tail(static_cast<std::uint32_t>(config_.lru_scan_depth));
-    if (victim != BufferPool::kNone) {
-      pool_.evict(victim);
-      break;
-    }
+  for (int attempt = 0; pool_.free_frames() == 0; ++attempt) {
+    if (attempt > 0 && evict_clean_near_tail(pool_.resident_pages())) break;
     cleaner_requested_ = true;
-    cleaner_wakeup_->notify_one();
-    free_frame_waiters_.wait();
+    cleaner_wakeup_->notify_all();
+    if (profile_.free_page_policy == ServerProfile::FreePagePolicy::SinglePageFlush) {
+      if (attempt > 1) sg::this_actor::sleep_for(kFreePageRetrySleep_s);
+      single_page_flush();
+    } else {
+      free_frame_waiters_.wait();
+    }
   }
   t.breakdown.free_page_wait_s += now() - start;
+}
+
+void InnodbServer::single_page_flush() {
+  // buf_flush_single_page_from_LRU: from the tail, free the first clean page or write the first dirty
+  // one synchronously: through a single-page doublewrite slot (written and fsynced), then in place
+  // and the tablespace fsynced (buf_flush_write_block_low with sync), then free it.
+  std::uint32_t page = pool_.lru_tail();
+  for (; page != BufferPool::kNone; page = pool_.lru_previous(page))
+    if (!pool_.in_flight(page) && !pool_.write_fixed(page)) break;
+  if (page == BufferPool::kNone) return;
+  if (!pool_.dirty(page)) {
+    pool_.evict(page);
+    return;
+  }
+  ++counters.single_page_flushes;
+  pool_.set_write_fix(page, true);
+  platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s());
+  if (doublewrite_on()) {
+    node_.storage->write(doublewrite_offset_, config_.page_bytes);
+    platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
+    node_.storage->flush();
+    ++counters.data_fsyncs;
+    ++counters.doublewrite_pages;
+  }
+  node_.storage->write(page_offset(page), config_.page_bytes);
+  platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
+  node_.storage->flush();
+  ++counters.data_fsyncs;
+  ++counters.page_writes;
+  pool_.set_write_fix(page, false);
+  pool_.mark_clean(page);
+  if (!pool_.in_flight(page)) pool_.evict(page);
+  sync_flush_waiters_.wake_all();
 }
 
 void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
@@ -411,7 +455,10 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
 void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evict) {
   if (pages.empty()) return;
   for (auto p : pages) pool_.set_write_fix(p, true);
-  bool doublewrite = config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes());
+  bool doublewrite = doublewrite_on();
+  // With one shared doublewrite buffer a batch holds it until its pages are written in place and
+  // synced (buf_dblwr batch_running), so batches of all flushing threads take turns.
+  if (doublewrite && doublewrite_slots_) doublewrite_slots_->acquire();
   if (doublewrite) {
     // Pages go first to the doublewrite area in one sequential write per batch, which is fsynced
     // before the pages are written in place.
@@ -454,6 +501,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     node_.storage->flush();
     ++counters.data_fsyncs;
   }
+  if (doublewrite && doublewrite_slots_) doublewrite_slots_->release();
   counters.page_writes += pages.size();
   for (auto p : pages) {
     pool_.set_write_fix(p, false);
@@ -463,16 +511,21 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   sync_flush_waiters_.wake_all();
 }
 
+std::uint32_t InnodbServer::lru_free_target() const {
+  return static_cast<std::uint32_t>(config_.lru_scan_depth) * static_cast<std::uint32_t>(config_.buffer_pool_instances);
+}
+
 void InnodbServer::lru_flush_batch() {
-  // Keep lru_scan_depth free pages: free the clean pages near the tail, write and free the dirty ones.
-  std::uint32_t want = static_cast<std::uint32_t>(config_.lru_scan_depth);
+  // Keep lru_scan_depth free pages per instance: free the clean pages near the tail, write and free
+  // the dirty ones. Each page cleaner takes its share of the tail's dirty pages (in InnoDB, its own
+  // instances' LRU lists); pages another cleaner is writing are write-fixed and skipped.
+  std::uint32_t want = lru_free_target();
   std::vector<std::uint32_t> tail_dirty;
   pool_.dirty_near_tail(want, tail_dirty);
+  std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
+  if (tail_dirty.size() > share) tail_dirty.resize(share);
   flush_pages(tail_dirty, /*evict=*/true);
-  while (pool_.free_frames() < want) {
-    std::uint32_t victim = pool_.find_clean_near_tail(want);
-    if (victim == BufferPool::kNone) break;
-    pool_.evict(victim);
+  while (pool_.free_frames() < want && evict_clean_near_tail(want)) {
   }
   free_frame_waiters_.wake_all();
 }
@@ -543,7 +596,7 @@ void InnodbServer::lru_flusher_loop() {
     // flush-list flush, let those writes finish first.
     do {
       std::uint32_t before = pool_.free_frames();
-      if (before < static_cast<std::uint32_t>(config_.lru_scan_depth)) lru_flush_batch();
+      if (before < lru_free_target()) lru_flush_batch();
       if (pool_.free_frames() <= before && !free_frame_waiters_.empty()) sg::this_actor::sleep_for(kLruRetry_s);
     } while (!free_frame_waiters_.empty());
   }

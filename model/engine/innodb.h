@@ -101,6 +101,11 @@ private:
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                         std::uint32_t extra_leaves = 0);
   void get_free_frame(ClientThread& t);
+  bool evict_clean_near_tail(std::uint32_t depth);
+  // A user thread writes one page from the LRU tail itself (SinglePageFlush policy).
+  void single_page_flush();
+  std::uint32_t lru_free_target() const;
+  bool doublewrite_on() const { return config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes()); }
   void lock_row(ClientThread& t, std::uint64_t key);
   void release_locks(ClientThread& t);
   void log_free_check(ClientThread& t);
@@ -136,6 +141,7 @@ private:
   simgrid::s4u::MutexPtr cleaner_mutex_;
   simgrid::s4u::ConditionVariablePtr cleaner_wakeup_;  // user threads short of free pages wake the cleaner
   bool cleaner_requested_ = false;
+  simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
   FcfsServerBank serial_section_{1, FcfsServerBank::Dispatch::SharedQueue};
   double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
   std::uint64_t lsn_at_reset_ = 0;

@@ -29,6 +29,13 @@ struct ServerProfile {
   double oversubscription_cpu_s = 0;
   double idle_wakeup_cpu_s = 0;  // per statement round trip whose thread wakes on an idle core
   double page_cleaner_batch_cpu_s = 0;
+  // What a thread does when it finds no free page and no clean page in the whole LRU
+  // (buf_LRU_get_free_block), a feature of the version, not a cost:
+  //  - WaitForPageCleaner: wake the page cleaner and wait for its LRU batch (MariaDB 10.5+);
+  //  - SinglePageFlush: from the third attempt sleep 10 ms, and each time write one dirty page from
+  //    the LRU tail itself, synchronously (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4).
+  enum class FreePagePolicy { WaitForPageCleaner, SinglePageFlush };
+  FreePagePolicy free_page_policy = FreePagePolicy::WaitForPageCleaner;
 };
 
 // Where the clients run: on the database host (sharing its cores) or on client hosts across a
@@ -60,6 +67,9 @@ struct DatabaseConfig {
   int sync_binlog = 0;
   int thread_concurrency = 0;
   int write_io_slots = 64;
+  int page_cleaners = 1;          // innodb_page_cleaners: LRU flushes running in parallel
+  int buffer_pool_instances = 1;  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free per instance
+  int doublewrite_files = 0;      // doublewrite batches in flight at once (MySQL 5.7: 1 shared buffer); 0: no limit
   double pool_overhead_ratio = 0;
 };
 

@@ -148,6 +148,9 @@ SpecPtr build_scenario_schema() {
            {"sync_binlog", with_default(integer(0.0, 1e9, "sync_binlog"), "0")},
            {"thread_concurrency", with_default(integer(0.0, 100000.0, "innodb_thread_concurrency (0: unlimited)"), "0")},
            {"write_io_slots", with_default(integer(1.0, 100000.0, "Page writes in flight per flush batch (innodb_write_io_threads x AIO slots)"), "64")},
+           {"page_cleaners", with_default(integer(1.0, 64.0, "innodb_page_cleaners: LRU flush batches running in parallel (MySQL 5.7/8.0 default 4; MariaDB 10.5+ has one page cleaner)"), "1")},
+           {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance"), "1")},
+           {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
        }, "The database server (InnoDB)")},
       {"simulation", map({
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
@@ -433,6 +436,9 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.sync_binlog = db["sync_binlog"].as<int>();
   d.thread_concurrency = db["thread_concurrency"].as<int>();
   d.write_io_slots = db["write_io_slots"].as<int>();
+  d.page_cleaners = db["page_cleaners"].as<int>();
+  d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
+  d.doublewrite_files = db["doublewrite_files"].as<int>();
   if (s.workload.kind == "sysbench") {
     try {
       s.profile = load_profile(d.profile, base_dir);
@@ -483,6 +489,7 @@ SpecPtr build_profile_schema() {
       {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
       {"idle_wakeup_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per statement round trip when the thread wakes on an idle core (idle exit, inter-processor interrupt; large on VMs)"), "0us")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
+      {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
   }, "A server version profile");
@@ -535,6 +542,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
+  p.free_page_policy = doc["free_page_policy"].Scalar() == "single_page_flush" ? ServerProfile::FreePagePolicy::SinglePageFlush
+                                                                               : ServerProfile::FreePagePolicy::WaitForPageCleaner;
   return p;
 }
 
