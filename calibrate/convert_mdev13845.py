@@ -45,6 +45,14 @@ UPSTREAM = {
 DATADIR_DEVICES = ("sdc", "sdd", "md0")
 RAID_MEMBERS = ("sdc", "sdd")
 
+# The SSD model is not named anywhere in the dataset (PROVENANCE.md, my.cnf, cheetah02.err, the
+# iostat headers: only "SATA SSD" and the device names), and there is no fio run. poolsim needs a
+# device model, so the traces name a catalogue entry of the right class: a choice, not a fit.
+DEVICE_MODEL_CHOICE = "samsung-850-pro"
+DEVICE_MODEL_NOTE = ("U: a choice, not a measurement: the dataset does not name the SSDs (PROVENANCE.md, "
+                     "cheetah02.err and iostat carry no model) and has no fio run; samsung-850-pro is "
+                     "scenarios/catalogue/devices.yaml's SATA 6 Gb/s SSD class entry")
+
 # series number -> (label used in directory names, human label)
 SERIES = {"03": "bp16G", "04": "bp4G"}
 
@@ -631,7 +639,8 @@ def main():
                              "os": re.match(r"^(Linux \S+)", read_text(f_io)).group(1)},
                     "storage": {"kind": "sata", "device": "md0", "devices": len(RAID_MEMBERS),
                                 "members": list(RAID_MEMBERS), "raid": "md RAID0 (PROVENANCE.md)",
-                                "datadir": cfg["DATADIR"]},
+                                "datadir": cfg["DATADIR"],
+                                "model": DEVICE_MODEL_CHOICE, "model_note": DEVICE_MODEL_NOTE},
                     "dataset": {"rows": tables * table_size,
                                 "datadir_du_after": du[order - 1][1]},
                     "run": {"series": Quoted(series), "series_desc": desc.get(series),
