@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "calibration.h"
 #include "core/errors.h"
@@ -316,4 +317,43 @@ TEST(Trace, LoadsAnMdevTraceWithIostatAndSnapshotSpan) {
   // Counter deltas are divided by the transactions between the snapshots (status.transactions).
   double reads = t.status_after.at("Innodb_buffer_pool_reads") - t.status_before.at("Innodb_buffer_pool_reads");
   EXPECT_NEAR(*t.per_txn("Innodb_buffer_pool_reads"), reads / t.meta["status"]["transactions"].as<double>(), 1e-12);
+}
+
+TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
+  // Traces with only the host's CPU (iostat) and no fio: the fit uses the host's busy CPU, the
+  // device comes from the catalogue entry the traces name, and each trace's scenario carries its
+  // mix (read-only or the oltp.lua counts) and the two striped SSDs.
+  std::vector<Trace> traces;
+  for (const char* run : {"bp16G-ro-t1", "bp16G-ro-t16", "bp16G-rw22-t4", "bp16G-rw100-t16", "bp16G-rw50-t8"})
+    traces.push_back(load_trace(kTraces + "/mdev-13845/" + run));
+  auto fit = calibrate(traces, "mdev-test");
+  EXPECT_CONTAINS(fit.report, "host-wide CPU from iostat");
+  EXPECT_CONTAINS(fit.report, "u_r = ");  // read-only and write-only mixes: SELECTs and writes apart
+  EXPECT_CONTAINS(fit.profile_yaml, "client_statement: 0us");
+  EXPECT_CONTAINS(fit.devices_yaml, "mdev-13845-sata:");
+  EXPECT_CONTAINS(fit.devices_yaml, "catalogue entry samsung-850-pro");
+  std::string ro = scenario_for_trace(traces[0], "p.yaml", {}, 5);
+  EXPECT_CONTAINS(ro, "test: oltp_read_only");
+  EXPECT_CONTAINS(ro, "version: \"0.5\"");
+  EXPECT_CONTAINS(ro, "devices: 2");
+  EXPECT_CONTAINS(ro, "log_files_in_group: 2");
+  std::string rw50 = scenario_for_trace(traces[4], "p.yaml", {}, 5);
+  EXPECT_CONTAINS(rw50, "test: oltp\n");
+  EXPECT_CONTAINS(rw50, "index_updates: 6");
+  EXPECT_CONTAINS(rw50, "non_index_updates: 6");
+  // A storage.model that is not in the catalogue names the file, line and key.
+  std::string dir = copy_trace(kTraces + "/mdev-13845/bp16G-ro-t1", "bad-model");
+  std::string meta;
+  {
+    std::ifstream in(dir + "/meta.yaml");
+    std::stringstream s;
+    s << in.rdbuf();
+    meta = s.str();
+  }
+  meta.replace(meta.find("model: samsung-850-pro"), 22, "model: samsung-850-prox");
+  std::ofstream(dir + "/meta.yaml") << meta;
+  auto e = error_of([&] { device_yaml_for(load_trace(dir), 0); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "storage.model");
+  EXPECT_CONTAINS(e, "did you mean 'samsung-850-pro'");
 }

@@ -98,6 +98,26 @@ double statements_per_txn(const Trace& t) {
   return (s.read_queries + s.write_queries + s.other_queries) / std::max<double>(1, s.transactions);
 }
 
+bool is_select(StatementKind k) {
+  return k == StatementKind::PointSelect || k == StatementKind::SimpleRange || k == StatementKind::SumRange ||
+         k == StatementKind::OrderRange || k == StatementKind::DistinctRange;
+}
+
+// The mix of the trace's test and counts in shape units, its SELECTs and the rest (writes, BEGIN,
+// COMMIT) apart: traces of several mixes (a read-only one among them) let the fit scale the two.
+std::pair<double, double> shape_units_split(const Trace& t) {
+  SysbenchOptions o = sysbench_options_for(t);
+  o.tables = 1;
+  o.table_size = 1000;
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(1);
+  std::vector<Statement> statements;
+  mix.next(rng, statements);
+  std::pair<double, double> units{0, 0};
+  for (const auto& s : statements) (is_select(s.kind) ? units.first : units.second) += kStatementShape.at(statement_name(s.kind));
+  return units;
+}
+
 double shape_units_per_txn(const Trace& t) {
   // The mix of the trace's test and counts, in shape units.
   SysbenchOptions o = sysbench_options_for(t);
@@ -288,8 +308,19 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   }
   // S, per-IO host CPU per device, idle wake-ups, per client thread beyond the cores.
   const int devices = static_cast<int>(kinds.size());
+  // Read and write statements get their own unit when the traces' mixes differ enough in their
+  // read share to tell them apart (one mix: one unit scales the whole shape).
+  double min_share = 1, max_share = 0;
+  for (const auto* t : usable) {
+    auto [r, w] = shape_units_split(*t);
+    min_share = std::min(min_share, r / (r + w));
+    max_share = std::max(max_share, r / (r + w));
+  }
+  const bool split = max_share - min_share > 0.05;
   const int wake_column = 1 + devices;
-  const int columns = 3 + devices;
+  const int k_column = 2 + devices;
+  const int write_column = split ? 3 + devices : -1;
+  const int columns = 3 + devices + (split ? 1 : 0);
   Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
   Eigen::VectorXd y(n);
   for (int i = 0; i < n; ++i) {
@@ -297,7 +328,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     double cores = t.meta["host"]["cores"].as<double>();
     y(i) = cpu[i].per_txn_s;
     // CPU per shape unit: traces of different mixes (statement counts) share one unit.
-    X(i, 0) = shape_units_per_txn(t);
+    auto [read_units, write_units] = shape_units_split(t);
+    X(i, 0) = split ? read_units : read_units + write_units;
+    if (split) X(i, write_column) = write_units;
     int k = static_cast<int>(std::find(kinds.begin(), kinds.end(), device_name_for(t)) - kinds.begin());
     X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) + t.per_txn("Innodb_pages_written").value_or(0) +
                   t.per_txn("Innodb_dblwr_pages_written").value_or(0);
@@ -306,7 +339,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     // cores, at most 1 (one thread on two half-idle cores always finds one idle).
     double idle = std::max(0.0, 1 - (cpu[i].busy_pct + (std::isnan(cpu[i].steal_pct) ? 0 : cpu[i].steal_pct)) / 100);
     X(i, wake_column) = std::isnan(idle) ? 0 : statements_per_txn(t) * std::min(1.0, idle * cores);
-    X(i, columns - 1) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
+    X(i, k_column) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
   }
   // Drop columns without variation (all cached: no IO to fit) and keep coefficients >= 0.
   std::vector<int> active = {0};
@@ -377,7 +410,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     client_excess_s = ab(1);
   }
   double unit_s = beta(0);
-  const double first_units = shape_units_per_txn(*usable.front());
+  const double write_unit_s = split ? beta(write_column) : beta(0);
+  const auto first_units = shape_units_split(*usable.front());
+  const double first_s = unit_s * first_units.first + write_unit_s * first_units.second;
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
@@ -385,17 +420,21 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     report << "  (host-wide CPU from iostat: the client and the monitoring tools run on the same host and are"
               " inside the statement costs; client CPU is not fitted separately)\n";
   report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + w x statements x idle share + k x max(0, threads - cores)\n";
-  report << "    S = u x shape units of the trace's mix: u = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << " per unit";
+  if (split)
+    report << "    S = u_r x shape units of the mix's SELECTs + u_w x those of its other statements: u_r = " << fmt_us(beta(0))
+           << " +- " << fmt_us(sigma(0)) << ", u_w = " << fmt_us(write_unit_s) << " +- " << fmt_us(sigma(write_column)) << " per unit";
+  else
+    report << "    S = u x shape units of the trace's mix: u = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << " per unit";
   {
-    std::map<double, std::string> by_units;  // one line per distinct mix
-    for (const auto* t : usable) by_units.emplace(shape_units_per_txn(*t), std::filesystem::path(t->dir).filename().string());
+    std::map<std::pair<double, double>, std::string> by_units;  // one line per distinct mix
+    for (const auto* t : usable) by_units.emplace(shape_units_split(*t), std::filesystem::path(t->dir).filename().string());
     for (const auto& [units, example] : by_units)
-      report << "; S = " << fmt_us(beta(0) * units) << " for " << units << " units (" << example << ")";
+      report << "; S = " << fmt_us(unit_s * units.first + write_unit_s * units.second) << " (" << example << ")";
   }
   report << "\n";
   for (const auto& [dev, v] : io_cpu) report << "    c[" << dev << "] = " << fmt_us(v.first) << " +- " << fmt_us(v.second) << " per IO\n";
   report << "    w = " << fmt_us(beta(wake_column)) << " +- " << fmt_us(sigma(wake_column)) << " per statement woken on an idle core\n";
-  report << "    k = " << fmt_us(beta(columns - 1)) << " +- " << fmt_us(sigma(columns - 1)) << " per client thread beyond the cores\n";
+  report << "    k = " << fmt_us(beta(k_column)) << " +- " << fmt_us(sigma(k_column)) << " per client thread beyond the cores\n";
   report << "    rms residual = " << fmt_us(rms) << " per txn\n";
   report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
          << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
@@ -425,7 +464,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "\ncpu:\n  statement:\n";
   for (int k = 0; k < kStatementKinds; ++k) {
     std::string kind = statement_name(static_cast<StatementKind>(k));
-    p << "    " << kind << ": " << fmt_us(unit_s * kStatementShape.at(kind)) << "\n";
+    p << "    " << kind << ": " << fmt_us((is_select(static_cast<StatementKind>(k)) ? unit_s : write_unit_s) * kStatementShape.at(kind)) << "\n";
   }
   p << "  range_row: 0us        # inside the range statements' shape\n";
   p << "  page_hit: 0us         # inside S: every transaction of a mix touches about the same pages\n";
@@ -436,14 +475,16 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "  client_statement: " << fmt_us(client_statement_s) << "\n";
   p << "  page_cleaner_batch: 0us\n";
   p << "serial_section: 0us\n";
-  p << "oversubscription_cpu: " << fmt_us(beta(columns - 1) + client_excess_s) << "  # server k + client b\n";
+  p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
-  p << "  S_us: \"" << beta(0) * first_units * 1e6 << " +- " << sigma(0) * first_units * 1e6 << "\"  # for the first trace's mix\n";
-  p << "  unit_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"\n";
-  p << "  oversubscription_us: \"" << beta(columns - 1) * 1e6 << " +- " << sigma(columns - 1) * 1e6 << "\"\n";
+  p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
+    << "\"  # for the first trace's mix" << (split ? " (uncertainty of its SELECT part)" : "") << "\n";
+  p << "  unit_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"" << (split ? "  # SELECTs" : "") << "\n";
+  if (split) p << "  write_unit_us: \"" << write_unit_s * 1e6 << " +- " << sigma(write_column) * 1e6 << "\"  # writes, BEGIN, COMMIT\n";
+  p << "  oversubscription_us: \"" << beta(k_column) * 1e6 << " +- " << sigma(k_column) * 1e6 << "\"\n";
   for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
   p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " +- " << sigma(wake_column) * 1e6 << "\"\n";
   p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
