@@ -248,7 +248,25 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   return d.str();
 }
 
-std::string device_yaml_for(const Trace& t, double host_cpu_s) {
+// The write rate one member of the trace's storage sustained over the run (iostat: the mean of the
+// members meta.yaml `storage.members` names, `wMB/s` or `wkB/s`), in bytes per second; 0 when not
+// recorded.
+double member_write_Bps(const Trace& t) {
+  const auto& members = t.meta["storage"]["members"];
+  if (!t.iostat || !members || !members.IsSequence() || members.size() == 0) return 0;
+  auto mean = t.iostat->run_mean();
+  double sum = 0;
+  for (const auto& m : members) {
+    auto dev = mean.devices.find(m.Scalar());
+    if (dev == mean.devices.end()) return 0;
+    if (dev->second.count("wMB/s")) sum += dev->second.at("wMB/s") * kMiB;  // sysstat's -m is MiB
+    else if (dev->second.count("wkB/s")) sum += dev->second.at("wkB/s") * kKiB;
+    else return 0;
+  }
+  return sum / members.size();
+}
+
+std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_write_Bps) {
   if (!t.fio.empty()) return device_yaml_from_fio(t, host_cpu_s);
   const auto& storage = t.meta["storage"];
   if (!storage["model"]) return "";
@@ -271,6 +289,17 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s) {
                     (storage["model_note"] ? ": " + storage["model_note"].Scalar() : std::string()) +
                     ". Its figures: " + entry["source"].Scalar() + " host_cpu_per_io fitted by poolsim calibrate.";
   entry["host_cpu_per_io"] = fmt_us(host_cpu_s);
+  // A device that sustained more writes in the calibration traces than the entry's steady-state
+  // write rate drains its buffer at least that fast: the measured rate is a lower bound.
+  std::string unit_error;
+  double block = entry["reference_block"] ? parse_quantity(entry["reference_block"].Scalar(), Dimension::Bytes, &unit_error).value_or(4096) : 4096;
+  double write_iops = parse_quantity(entry["write_iops"].Scalar(), Dimension::PerSecond, &unit_error).value_or(0);
+  if (sustained_write_Bps > write_iops * block) {
+    entry["write_iops"] = std::to_string(std::lround(sustained_write_Bps / block)) + "/s";
+    entry["source"] = entry["source"].Scalar() + " write_iops raised from " + std::to_string(std::lround(write_iops)) +
+                      "/s to the rate one member sustained in the calibration traces (iostat wMB/s, mean over a run, the"
+                      " highest run: " + std::to_string(std::lround(sustained_write_Bps / 1e6)) + " MB/s; V, measured, a lower bound).";
+  }
   YAML::Node out;
   out[device_name_for(t)] = entry;
   YAML::Emitter e;
@@ -498,7 +527,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     if (!t.fio.empty() || t.meta["storage"]["model"]) by_device.emplace(device_name_for(t), &t);
   for (const auto& [dev, t] : by_device) {
     auto found = io_cpu.find(dev);
-    d << device_yaml_for(*t, found == io_cpu.end() ? 0.0 : found->second.first);
+    double sustained_write_Bps = 0;  // the highest write rate a member sustained over a run of this device
+    for (const auto& other : traces)
+      if (device_name_for(other) == dev) sustained_write_Bps = std::max(sustained_write_Bps, member_write_Bps(other));
+    d << device_yaml_for(*t, found == io_cpu.end() ? 0.0 : found->second.first, sustained_write_Bps);
   }
   return {p.str(), d.str(), report.str()};
 }
