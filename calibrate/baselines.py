@@ -2,8 +2,10 @@
 """Naive baselines for the calibration targets (issue 4), from the measured traces alone:
 - pool-size hold-out: TPS interpolated linearly in buffer-pool size between the smallest and the
   largest measured pool of the same location and thread count;
-- device hold-out: "the device does not matter" (the disk run's TPS predicts the tmpfs run).
-Usage: calibrate/baselines.py traces/local-vm"""
+- device hold-out: "the device does not matter" (the disk run's TPS predicts the tmpfs run);
+- MDEV-13845 (traces/mdev-13845): "the pool size does not matter" (the 16 GB pool's TPS of the same
+  mix and thread count predicts the 4 GB pool's).
+Usage: calibrate/baselines.py traces/local-vm | traces/mdev-13845"""
 import os
 import re
 import statistics
@@ -17,7 +19,27 @@ def tps(path):
     return float(re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", text).group(1))
 
 
+def mdev(root):
+    runs = {}
+    for d in os.listdir(root):
+        m = re.fullmatch(r"bp(16G|4G)-(ro|rw\d+)-t(\d+)", d)
+        if m:
+            runs[(m.group(1), m.group(2), int(m.group(3)))] = tps(os.path.join(root, d))
+    errors = []
+    print("MDEV-13845, 'the pool size does not matter' (the 16 GB pool's TPS predicts the 4 GB pool's):")
+    for (pool, mix, threads), measured in sorted(runs.items(), key=lambda kv: (kv[0][1], kv[0][2])):
+        if pool != "4G":
+            continue
+        predicted = runs[("16G", mix, threads)]
+        err = 100 * (predicted - measured) / measured
+        errors.append(abs(err))
+        print(f"  bp4G-{mix}-t{threads}: measured {measured:.1f} baseline {predicted:.1f} error {err:+.1f} %")
+    print(f"  median |error| {statistics.median(errors):.1f} %, max {max(errors):.1f} % ({len(errors)} runs)")
+
+
 def main(root):
+    if os.path.exists(os.path.join(root, "bp4G-ro-t1")):
+        return mdev(root)
     runs = {}
     for d in os.listdir(root):
         m = re.fullmatch(r"(disk|tmpfs)-bp(\w+?)-t(\d+)", d)

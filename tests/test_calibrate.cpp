@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "calibration.h"
 #include "core/errors.h"
@@ -211,4 +212,148 @@ TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {
   // Neither traces nor a table.
   r = run_cli("validate --scenario " + scenario);
   EXPECT_EQ(r.exit_code, 2);
+}
+
+// ---------------------------------------------------------------- iostat (traces/mdev-13845)
+
+namespace {
+const char* kIostat =
+    "Linux 3.16.0-77-generic (cheetah02) \t11/06/18 \t_x86_64_\t(32 CPU)\n"
+    "\n"
+    "avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n"
+    "           1.49    0.00    0.34    0.17    0.00   98.00\n"
+    "\n"
+    "Device:         rrqm/s   wrqm/s     r/s     w/s    rMB/s    wMB/s avgrq-sz avgqu-sz   await r_await w_await  svctm  %util\n"
+    "sdc               0.21    13.30   34.71  115.50     0.61     2.10    36.95     0.15    0.98    1.04    0.97   0.12   1.88\n"
+    "md0               0.00     0.00   67.65  205.86     1.07     4.29    40.15     0.00    0.00    0.00    0.00   0.00   0.00\n"
+    "\n"
+    "avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n"
+    "          13.69    0.00    6.62   36.52    0.00   43.16\n"
+    "\n"
+    "Device:         rrqm/s   wrqm/s     r/s     w/s    rMB/s    wMB/s avgrq-sz avgqu-sz   await r_await w_await  svctm  %util\n"
+    "sdc               9.50   154.00 8436.00 1268.50   131.96    19.67    32.00    11.01    1.14    1.14    1.08   0.09  88.80\n"
+    "md0               0.00     0.00 17020.00 2179.50   265.93    40.56    32.69     0.00    0.00    0.00    0.00   0.00   0.00\n"
+    "\n"
+    "avg-cpu:  %user   %nice %system %iowait  %steal   %idle\n"
+    "          13.41    0.00    6.05   34.60    0.00   45.95\n"
+    "\n"
+    "Device:         rrqm/s   wrqm/s     r/s     w/s    rMB/s    wMB/s avgrq-sz avgqu-sz   await r_await w_await  svctm  %util\n"
+    "sdc               3.00   188.50 7730.00 2077.00   120.83    39.27    33.43    10.87    1.10    1.05    1.27   0.09  88.40\n"
+    "md0               0.00     0.00 15536.00 3737.00   242.75    81.92    34.50     0.00    0.00    0.00    0.00   0.00   0.00\n";
+}  // namespace
+
+TEST(Trace, ParsesIostatReportsAndSkipsTheSinceBootOneInTheMean) {
+  auto log = parse_iostat(kIostat, "iostat.txt");
+  EXPECT_EQ(log.cpus, 32);
+  ASSERT_EQ(log.reports.size(), 3u);
+  EXPECT_DOUBLE_EQ(log.reports[1].user_pct, 13.69);
+  EXPECT_DOUBLE_EQ(log.reports[1].devices.at("md0").at("r/s"), 17020.00);
+  auto mean = log.run_mean();
+  EXPECT_NEAR(mean.busy_pct(), (13.69 + 6.62 + 13.41 + 6.05) / 2, 1e-9);
+  EXPECT_NEAR(mean.iowait_pct, (36.52 + 34.60) / 2, 1e-9);
+  EXPECT_NEAR(mean.devices.at("sdc").at("r_await"), (1.14 + 1.05) / 2, 1e-9);
+}
+
+TEST(Trace, MalformedIostatNamesFileAndLine) {
+  std::string text = kIostat;
+  // A device line with a field missing (line 7: the first report's sdc).
+  std::string cut = text;
+  cut.replace(cut.find("   1.88\n"), 8, "\n");
+  EXPECT_CONTAINS(error_of([&] { parse_iostat(cut, "x/iostat.txt"); }), "x/iostat.txt:7:");
+  // A value that is not a number (line 11: the second report's avg-cpu values).
+  std::string bad = text;
+  bad.replace(bad.find("13.69"), 5, "13,69");
+  auto e = error_of([&] { parse_iostat(bad, "x/iostat.txt"); });
+  EXPECT_CONTAINS(e, "x/iostat.txt:11:");
+  EXPECT_CONTAINS(e, "%user");
+  // Truncated after an avg-cpu header; no header line; only the since-boot report.
+  std::string truncated = text.substr(0, text.rfind("          13.41"));
+  EXPECT_CONTAINS(error_of([&] { parse_iostat(truncated, "x/iostat.txt"); }), "truncated");
+  EXPECT_CONTAINS(error_of([&] { parse_iostat(text.substr(text.find('\n') + 1), "x/iostat.txt"); }), "x/iostat.txt:2:");
+  std::string boot_only = text.substr(0, text.find("avg-cpu", text.find("md0")));
+  EXPECT_CONTAINS(error_of([&] { parse_iostat(boot_only, "x/iostat.txt"); }), "since-boot");
+}
+
+TEST(Trace, ParsesASysbench05LogWithItsOwnLatencyLines) {
+  // sysbench 0.5's summary (traces/mdev-13845/bp16G-rw22-t16): 'read/write requests' instead of
+  // 'queries', 'approx.  95 percentile' in ms, interval lines with 'threads:' and 'response time'.
+  const char* log =
+      "sysbench 0.5:  multi-threaded system evaluation benchmark\n\n"
+      "[   2s] threads: 16, tps: 2816.12, reads: 39522.62, writes: 11284.46, response time: 8.65ms (95%), errors: 0.00, reconnects:  0.00\n"
+      "OLTP test statistics:\n    queries performed:\n        read:                            6691132\n"
+      "        write:                           1911752\n        other:                           955876\n"
+      "        total:                           9558760\n"
+      "    transactions:                        477938 (2640.45 per sec.)\n"
+      "    read/write requests:                 8602884 (47528.07 per sec.)\n"
+      "    other operations:                    955876 (5280.90 per sec.)\n\n"
+      "General statistics:\n    total time:                          181.0064s\n"
+      "    response time:\n         min:                                  1.93ms\n"
+      "         avg:                                  6.06ms\n         max:                                 39.15ms\n"
+      "         approx.  95 percentile:              10.15ms\n";
+  auto r = parse_sysbench_log(log, "sysbench.log");
+  EXPECT_EQ(r.version, "0.5");
+  EXPECT_DOUBLE_EQ(r.tps, 2640.45);
+  EXPECT_EQ(r.transactions, 477938u);
+  EXPECT_DOUBLE_EQ(r.latency_p95_ms, 10.15);
+  EXPECT_DOUBLE_EQ(r.latency_avg_ms, 6.06);
+  EXPECT_DOUBLE_EQ(r.other_queries, 955876);
+  EXPECT_NEAR(r.qps, 9558760 / 181.0064, 1e-6);  // all statements, BEGIN/COMMIT included, as 1.0's 'queries'
+  ASSERT_EQ(r.intervals.size(), 1u);
+  EXPECT_DOUBLE_EQ(r.intervals[0].p95_ms, 8.65);
+  // Cut before the latency summary: the error names the file and the last line.
+  std::string cut(log);
+  cut = cut.substr(0, cut.find("General statistics"));
+  auto e = error_of([&] { parse_sysbench_log(cut, "y/sysbench.log"); });
+  EXPECT_CONTAINS(e, "y/sysbench.log:");
+  EXPECT_CONTAINS(e, "truncated");
+}
+
+TEST(Trace, LoadsAnMdevTraceWithIostatAndSnapshotSpan) {
+  auto t = load_trace(kTraces + "/mdev-13845/bp4G-rw22-t32");
+  ASSERT_TRUE(t.iostat.has_value());
+  EXPECT_EQ(t.iostat->cpus, 32);
+  EXPECT_GT(t.iostat->reports.size(), 50u);
+  EXPECT_TRUE(t.iostat->run_mean().devices.count("md0"));
+  // Counter deltas are divided by the transactions between the snapshots (status.transactions).
+  double reads = t.status_after.at("Innodb_buffer_pool_reads") - t.status_before.at("Innodb_buffer_pool_reads");
+  EXPECT_NEAR(*t.per_txn("Innodb_buffer_pool_reads"), reads / t.meta["status"]["transactions"].as<double>(), 1e-12);
+}
+
+TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
+  // Traces with only the host's CPU (iostat) and no fio: the fit uses the host's busy CPU, the
+  // device comes from the catalogue entry the traces name, and each trace's scenario carries its
+  // mix (read-only or the oltp.lua counts) and the two striped SSDs.
+  std::vector<Trace> traces;
+  for (const char* run : {"bp16G-ro-t1", "bp16G-ro-t16", "bp16G-rw22-t4", "bp16G-rw100-t16", "bp16G-rw50-t8"})
+    traces.push_back(load_trace(kTraces + "/mdev-13845/" + run));
+  auto fit = calibrate(traces, "mdev-test");
+  EXPECT_CONTAINS(fit.report, "host-wide CPU from iostat");
+  EXPECT_CONTAINS(fit.report, "u_r = ");  // read-only and write-only mixes: SELECTs and writes apart
+  EXPECT_CONTAINS(fit.profile_yaml, "client_statement: 0us");
+  EXPECT_CONTAINS(fit.devices_yaml, "mdev-13845-sata:");
+  EXPECT_CONTAINS(fit.devices_yaml, "catalogue entry samsung-850-pro");
+  std::string ro = scenario_for_trace(traces[0], "p.yaml", {}, 5);
+  EXPECT_CONTAINS(ro, "test: oltp_read_only");
+  EXPECT_CONTAINS(ro, "version: \"0.5\"");
+  EXPECT_CONTAINS(ro, "devices: 2");
+  EXPECT_CONTAINS(ro, "log_files_in_group: 2");
+  std::string rw50 = scenario_for_trace(traces[4], "p.yaml", {}, 5);
+  EXPECT_CONTAINS(rw50, "test: oltp\n");
+  EXPECT_CONTAINS(rw50, "index_updates: 6");
+  EXPECT_CONTAINS(rw50, "non_index_updates: 6");
+  // A storage.model that is not in the catalogue names the file, line and key.
+  std::string dir = copy_trace(kTraces + "/mdev-13845/bp16G-ro-t1", "bad-model");
+  std::string meta;
+  {
+    std::ifstream in(dir + "/meta.yaml");
+    std::stringstream s;
+    s << in.rdbuf();
+    meta = s.str();
+  }
+  meta.replace(meta.find("model: samsung-850-pro"), 22, "model: samsung-850-prox");
+  std::ofstream(dir + "/meta.yaml") << meta;
+  auto e = error_of([&] { device_yaml_for(load_trace(dir), 0); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "storage.model");
+  EXPECT_CONTAINS(e, "did you mean 'samsung-850-pro'");
 }

@@ -13,6 +13,7 @@
 #include "core/errors.h"
 #include "core/queueing.h"
 #include "core/units.h"
+#include "scenario/builtin_catalogue.h"
 #include "scenario/scenario.h"
 
 namespace poolsim {
@@ -33,10 +34,63 @@ double capture_value(const Trace& t, const char* key) {
   return c[key].as<double>();
 }
 
+// The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
+// `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
+// sysbench 0.5's oltp.lua with --oltp-read-only=on is the read-only mix.
+SysbenchOptions sysbench_options_for(const Trace& t) {
+  const auto& w = t.meta["workload"];
+  SysbenchOptions o;
+  o.version = t.sysbench.version == "0.5" ? "0.5" : "1.0.20";
+  o.test = w["test"].Scalar();
+  if (o.test == "oltp" && w["read_only"] && w["read_only"].as<bool>()) o.test = "oltp_read_only";
+  o.tables = w["tables"].as<int>();
+  o.table_size = w["table_size"].as<std::uint64_t>();
+  o.range_size = w["range_size"].as<int>();
+  o.rand_type = w["rand_type"].Scalar();
+  if (const auto& m = w["mix"]) {
+    for (auto [key, field] : std::initializer_list<std::pair<const char*, int*>>{
+             {"point_selects", &o.point_selects}, {"simple_ranges", &o.simple_ranges}, {"sum_ranges", &o.sum_ranges},
+             {"order_ranges", &o.order_ranges}, {"distinct_ranges", &o.distinct_ranges},
+             {"index_updates", &o.index_updates}, {"non_index_updates", &o.non_index_updates},
+             {"delete_inserts", &o.delete_inserts}})
+      if (m[key]) *field = m[key].as<int>();
+  }
+  return o;
+}
+
 int row_changes_per_txn(const Trace& t) {
-  std::string test = t.meta["workload"]["test"].Scalar();
-  if (test == "oltp_read_only" || test == "oltp_point_select") return 0;
-  return 4;  // index update, non-index update, delete, insert
+  SysbenchOptions o = sysbench_options_for(t);
+  if (o.test == "oltp_read_only" || o.test == "oltp_point_select") return 0;
+  return o.index_updates + o.non_index_updates + 2 * o.delete_inserts;
+}
+
+// CPU per transaction the fit explains, and what it covers. A capture with per-process figures
+// gives the server's own CPU; a trace with only iostat (traces/mdev-13845) gives the host's busy
+// CPU (user + nice + system of all CPUs), which also holds the client (sysbench on the same host)
+// and the monitoring tools: the fit then carries the client inside the statement costs.
+struct MeasuredCpu {
+  double per_txn_s = std::nan("");
+  double busy_pct = std::nan(""), steal_pct = std::nan("");  // of the host, for the idle share
+  bool host_wide = false;
+};
+
+MeasuredCpu measured_cpu(const Trace& t) {
+  MeasuredCpu m;
+  if (t.sysbench.tps <= 0) return m;
+  double cores = t.meta["host"]["cores"].as<double>();
+  double server = capture_value(t, "mariadbd_cpu_pct");
+  if (!std::isnan(server)) {
+    m.per_txn_s = server / 100.0 * cores / t.sysbench.tps;
+    m.busy_pct = capture_value(t, "busy_pct");
+    m.steal_pct = capture_value(t, "steal_pct");
+  } else if (t.iostat) {
+    auto mean = t.iostat->run_mean();
+    m.per_txn_s = mean.busy_pct() / 100.0 * t.iostat->cpus / t.sysbench.tps;
+    m.busy_pct = mean.busy_pct();
+    m.steal_pct = mean.steal_pct;
+    m.host_wide = true;
+  }
+  return m;
 }
 
 double statements_per_txn(const Trace& t) {
@@ -44,10 +98,30 @@ double statements_per_txn(const Trace& t) {
   return (s.read_queries + s.write_queries + s.other_queries) / std::max<double>(1, s.transactions);
 }
 
+bool is_select(StatementKind k) {
+  return k == StatementKind::PointSelect || k == StatementKind::SimpleRange || k == StatementKind::SumRange ||
+         k == StatementKind::OrderRange || k == StatementKind::DistinctRange;
+}
+
+// The mix of the trace's test and counts in shape units, its SELECTs and the rest (writes, BEGIN,
+// COMMIT) apart: traces of several mixes (a read-only one among them) let the fit scale the two.
+std::pair<double, double> shape_units_split(const Trace& t) {
+  SysbenchOptions o = sysbench_options_for(t);
+  o.tables = 1;
+  o.table_size = 1000;
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(1);
+  std::vector<Statement> statements;
+  mix.next(rng, statements);
+  std::pair<double, double> units{0, 0};
+  for (const auto& s : statements) (is_select(s.kind) ? units.first : units.second) += kStatementShape.at(statement_name(s.kind));
+  return units;
+}
+
 double shape_units_per_txn(const Trace& t) {
-  // The mix of the trace's test, in shape units (sysbench 1.0.20 defaults).
-  SysbenchOptions o;
-  o.test = t.meta["workload"]["test"].Scalar();
+  // The mix of the trace's test and counts, in shape units.
+  SysbenchOptions o = sysbench_options_for(t);
+  o.tables = 1;
   o.table_size = 1000;
   SysbenchMix mix(o);
   std::mt19937_64 rng(1);
@@ -174,17 +248,86 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   return d.str();
 }
 
+// The write rate one member of the trace's storage sustained over the run (iostat: the mean of the
+// members meta.yaml `storage.members` names, `wMB/s` or `wkB/s`), in bytes per second; 0 when not
+// recorded.
+double member_write_Bps(const Trace& t) {
+  const auto& members = t.meta["storage"]["members"];
+  if (!t.iostat || !members || !members.IsSequence() || members.size() == 0) return 0;
+  auto mean = t.iostat->run_mean();
+  double sum = 0;
+  for (const auto& m : members) {
+    auto dev = mean.devices.find(m.Scalar());
+    if (dev == mean.devices.end()) return 0;
+    if (dev->second.count("wMB/s")) sum += dev->second.at("wMB/s") * kMiB;  // sysstat's -m is MiB
+    else if (dev->second.count("wkB/s")) sum += dev->second.at("wkB/s") * kKiB;
+    else return 0;
+  }
+  return sum / members.size();
+}
+
+std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_write_Bps) {
+  if (!t.fio.empty()) return device_yaml_from_fio(t, host_cpu_s);
+  const auto& storage = t.meta["storage"];
+  if (!storage["model"]) return "";
+  // No fio jobs: the catalogue entry the trace names as its device's model (a choice when the data
+  // does not name it; meta.yaml says why), with the fitted host CPU per IO.
+  const std::string model = storage["model"].Scalar();
+  YAML::Node catalogue = YAML::Load(kBuiltinCatalogueYaml);
+  if (!catalogue[model]) {
+    std::vector<std::string> names;
+    for (auto it = catalogue.begin(); it != catalogue.end(); ++it) names.push_back(it->first.Scalar());
+    std::string near = did_you_mean(model, names);
+    throw InputError({t.dir + "/meta.yaml", storage["model"].Mark().line + 1, storage["model"].Mark().column + 1}, "storage.model",
+                     "no catalogue entry '" + model + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)"));
+  }
+  YAML::Node entry = YAML::Clone(catalogue[model]);
+  entry["description"] = entry["description"].Scalar() + " (the catalogue's " + model + ", standing for " +
+                         std::filesystem::path(t.dir).parent_path().filename().string() + "'s device)";
+  entry["source"] = "catalogue entry " + model + " (scenarios/catalogue/devices.yaml), named by " +
+                    std::filesystem::path(t.dir).filename().string() + "/meta.yaml storage.model" +
+                    (storage["model_note"] ? ": " + storage["model_note"].Scalar() : std::string()) +
+                    ". Its figures: " + entry["source"].Scalar() + " host_cpu_per_io fitted by poolsim calibrate.";
+  entry["host_cpu_per_io"] = fmt_us(host_cpu_s);
+  // A device that sustained more writes in the calibration traces than the entry's steady-state
+  // write rate drains its buffer at least that fast: the measured rate is a lower bound.
+  std::string unit_error;
+  double block = entry["reference_block"] ? parse_quantity(entry["reference_block"].Scalar(), Dimension::Bytes, &unit_error).value_or(4096) : 4096;
+  double write_iops = parse_quantity(entry["write_iops"].Scalar(), Dimension::PerSecond, &unit_error).value_or(0);
+  if (sustained_write_Bps > write_iops * block) {
+    entry["write_iops"] = std::to_string(std::lround(sustained_write_Bps / block)) + "/s";
+    entry["source"] = entry["source"].Scalar() + " write_iops raised from " + std::to_string(std::lround(write_iops)) +
+                      "/s to the rate one member sustained in the calibration traces (iostat wMB/s, mean over a run, the"
+                      " highest run: " + std::to_string(std::lround(sustained_write_Bps / 1e6)) + " MB/s; V, measured, a lower bound).";
+  }
+  YAML::Node out;
+  out[device_name_for(t)] = entry;
+  YAML::Emitter e;
+  e << out;
+  return std::string(e.c_str()) + "\n";
+}
+
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name) {
   if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
   // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
   //    server process's measured CPU time. Ordinary least squares with Eigen.
   std::vector<const Trace*> usable;
-  for (const auto& t : traces)
-    if (!std::isnan(capture_value(t, "mariadbd_cpu_pct")) && t.sysbench.tps > 0) usable.push_back(&t);
+  std::vector<MeasuredCpu> cpu;
+  for (const auto& t : traces) {
+    MeasuredCpu m = measured_cpu(t);
+    if (std::isnan(m.per_txn_s)) continue;
+    usable.push_back(&t);
+    cpu.push_back(m);
+  }
   if (usable.empty())
     throw InputError({traces.front().dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
-                     "no trace records the server's CPU use; the fit needs it");
+                     "no trace records the server's CPU use (capture.mariadbd_cpu_pct) or the host's (iostat.txt); the fit needs one");
   const int n = static_cast<int>(usable.size());
+  const bool host_wide = cpu.front().host_wide;
+  for (int i = 0; i < n; ++i)
+    if (cpu[i].host_wide != host_wide)
+      throw InputError({usable[i]->dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
+                       "some traces record the server's own CPU and others only the host's (iostat): fit them separately");
   // Columns: S, one per-IO host CPU per storage kind (reads + page writes through that device's
   // kernel path), and the server's own CPU per page written.
   std::vector<std::string> kinds;
@@ -194,24 +337,38 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   }
   // S, per-IO host CPU per device, idle wake-ups, per client thread beyond the cores.
   const int devices = static_cast<int>(kinds.size());
+  // Read and write statements get their own unit when the traces' mixes differ enough in their
+  // read share to tell them apart (one mix: one unit scales the whole shape).
+  double min_share = 1, max_share = 0;
+  for (const auto* t : usable) {
+    auto [r, w] = shape_units_split(*t);
+    min_share = std::min(min_share, r / (r + w));
+    max_share = std::max(max_share, r / (r + w));
+  }
+  const bool split = max_share - min_share > 0.05;
   const int wake_column = 1 + devices;
-  const int columns = 3 + devices;
+  const int k_column = 2 + devices;
+  const int write_column = split ? 3 + devices : -1;
+  const int columns = 3 + devices + (split ? 1 : 0);
   Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
   Eigen::VectorXd y(n);
   for (int i = 0; i < n; ++i) {
     const Trace& t = *usable[i];
     double cores = t.meta["host"]["cores"].as<double>();
-    y(i) = capture_value(t, "mariadbd_cpu_pct") / 100.0 * cores / t.sysbench.tps;
-    X(i, 0) = 1;
+    y(i) = cpu[i].per_txn_s;
+    // CPU per shape unit: traces of different mixes (statement counts) share one unit.
+    auto [read_units, write_units] = shape_units_split(t);
+    X(i, 0) = split ? read_units : read_units + write_units;
+    if (split) X(i, write_column) = write_units;
     int k = static_cast<int>(std::find(kinds.begin(), kinds.end(), device_name_for(t)) - kinds.begin());
     X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) + t.per_txn("Innodb_pages_written").value_or(0) +
                   t.per_txn("Innodb_dblwr_pages_written").value_or(0);
     // Statement round trips that woke a thread on an idle core: the statements, times the chance a
     // core was idle, estimated as the idle share of the CPUs (neither busy nor stolen) times the
     // cores, at most 1 (one thread on two half-idle cores always finds one idle).
-    double idle = std::max(0.0, 1 - (capture_value(t, "busy_pct") + capture_value(t, "steal_pct")) / 100);
+    double idle = std::max(0.0, 1 - (cpu[i].busy_pct + (std::isnan(cpu[i].steal_pct) ? 0 : cpu[i].steal_pct)) / 100);
     X(i, wake_column) = std::isnan(idle) ? 0 : statements_per_txn(t) * std::min(1.0, idle * cores);
-    X(i, columns - 1) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
+    X(i, k_column) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
   }
   // Drop columns without variation (all cached: no IO to fit) and keep coefficients >= 0.
   std::vector<int> active = {0};
@@ -252,7 +409,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   double redo_sum = 0;
   int redo_n = 0;
   for (const auto* t : usable) {
-    double sb = capture_value(*t, "sysbench_cpu_pct");
+    double sb = host_wide ? std::nan("") : capture_value(*t, "sysbench_cpu_pct");
     double cores = t->meta["host"]["cores"].as<double>();
     if (!std::isnan(sb))
       client_rows.push_back({statements_per_txn(*t), std::max(0.0, t->meta["workload"]["threads"].as<double>() - cores),
@@ -281,15 +438,32 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     client_statement_s = ab(0);
     client_excess_s = ab(1);
   }
-  double unit_s = beta(0) / shape_units_per_txn(*usable.front());
+  double unit_s = beta(0);
+  const double write_unit_s = split ? beta(write_column) : beta(0);
+  const auto first_units = shape_units_split(*usable.front());
+  const double first_s = unit_s * first_units.first + write_unit_s * first_units.second;
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
+  if (host_wide)
+    report << "  (host-wide CPU from iostat: the client and the monitoring tools run on the same host and are"
+              " inside the statement costs; client CPU is not fitted separately)\n";
   report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + w x statements x idle share + k x max(0, threads - cores)\n";
-  report << "    S = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << "\n";
+  if (split)
+    report << "    S = u_r x shape units of the mix's SELECTs + u_w x those of its other statements: u_r = " << fmt_us(beta(0))
+           << " +- " << fmt_us(sigma(0)) << ", u_w = " << fmt_us(write_unit_s) << " +- " << fmt_us(sigma(write_column)) << " per unit";
+  else
+    report << "    S = u x shape units of the trace's mix: u = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << " per unit";
+  {
+    std::map<std::pair<double, double>, std::string> by_units;  // one line per distinct mix
+    for (const auto* t : usable) by_units.emplace(shape_units_split(*t), std::filesystem::path(t->dir).filename().string());
+    for (const auto& [units, example] : by_units)
+      report << "; S = " << fmt_us(unit_s * units.first + write_unit_s * units.second) << " (" << example << ")";
+  }
+  report << "\n";
   for (const auto& [dev, v] : io_cpu) report << "    c[" << dev << "] = " << fmt_us(v.first) << " +- " << fmt_us(v.second) << " per IO\n";
   report << "    w = " << fmt_us(beta(wake_column)) << " +- " << fmt_us(sigma(wake_column)) << " per statement woken on an idle core\n";
-  report << "    k = " << fmt_us(beta(columns - 1)) << " +- " << fmt_us(sigma(columns - 1)) << " per client thread beyond the cores\n";
+  report << "    k = " << fmt_us(beta(k_column)) << " +- " << fmt_us(sigma(k_column)) << " per client thread beyond the cores\n";
   report << "    rms residual = " << fmt_us(rms) << " per txn\n";
   report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
          << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
@@ -307,14 +481,19 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "name: " << name << "\n";
   p << "product: " << first.meta["engine"]["product"].Scalar() << "\n";
   p << "version: \"" << first.meta["engine"]["version"].Scalar() << "\"\n";
-  p << "source: >-\n  least squares on the server CPU per transaction (capture.mariadbd_cpu_pct x cores / TPS) of " << n
-    << " traces; statement kinds split by an assumed shape (U, calibrate/src/calibration.cpp); client CPU from sysbench's CPU;"
-       " redo from Innodb_os_log_written. Traces:";
+  if (host_wide)
+    p << "source: >-\n  least squares on the host's busy CPU per transaction (iostat avg-cpu user + nice + system x CPUs / TPS;"
+         " the client and the monitoring tools ran on the same host, so their CPU is inside the statement costs and"
+         " client_statement is 0) of " << n;
+  else
+    p << "source: >-\n  least squares on the server CPU per transaction (capture.mariadbd_cpu_pct x cores / TPS) of " << n;
+  p << " traces; statement kinds split by an assumed shape (U, calibrate/src/calibration.cpp); "
+    << (host_wide ? "" : "client CPU from sysbench's CPU; ") << "redo from Innodb_os_log_written. Traces:";
   for (const auto* t : usable) p << " " << std::filesystem::path(t->dir).filename().string();
   p << "\ncpu:\n  statement:\n";
   for (int k = 0; k < kStatementKinds; ++k) {
     std::string kind = statement_name(static_cast<StatementKind>(k));
-    p << "    " << kind << ": " << fmt_us(unit_s * kStatementShape.at(kind)) << "\n";
+    p << "    " << kind << ": " << fmt_us((is_select(static_cast<StatementKind>(k)) ? unit_s : write_unit_s) * kStatementShape.at(kind)) << "\n";
   }
   p << "  range_row: 0us        # inside the range statements' shape\n";
   p << "  page_hit: 0us         # inside S: every transaction of a mix touches about the same pages\n";
@@ -325,13 +504,16 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "  client_statement: " << fmt_us(client_statement_s) << "\n";
   p << "  page_cleaner_batch: 0us\n";
   p << "serial_section: 0us\n";
-  p << "oversubscription_cpu: " << fmt_us(beta(columns - 1) + client_excess_s) << "  # server k + client b\n";
+  p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
-  p << "  S_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"\n";
-  p << "  oversubscription_us: \"" << beta(columns - 1) * 1e6 << " +- " << sigma(columns - 1) * 1e6 << "\"\n";
+  p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
+    << "\"  # for the first trace's mix" << (split ? " (uncertainty of its SELECT part)" : "") << "\n";
+  p << "  unit_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"" << (split ? "  # SELECTs" : "") << "\n";
+  if (split) p << "  write_unit_us: \"" << write_unit_s * 1e6 << " +- " << sigma(write_column) * 1e6 << "\"  # writes, BEGIN, COMMIT\n";
+  p << "  oversubscription_us: \"" << beta(k_column) * 1e6 << " +- " << sigma(k_column) * 1e6 << "\"\n";
   for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
   p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " +- " << sigma(wake_column) * 1e6 << "\"\n";
   p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
@@ -339,13 +521,16 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   // 3. Devices from the fio jobs: QD1 read latency, the read ceiling over queue depths (parallel
   //    units = ceiling x QD1 latency), write and fsync latency at QD1.
   std::ostringstream d;
-  d << "# Device models fitted by `poolsim calibrate` from the traces' fio jobs.\n";
+  d << "# Device models fitted by `poolsim calibrate` from the traces' fio jobs (or the catalogue entry a trace names as storage.model).\n";
   std::map<std::string, const Trace*> by_device;
   for (const auto& t : traces)
-    if (!t.fio.empty()) by_device.emplace(device_name_for(t), &t);
+    if (!t.fio.empty() || t.meta["storage"]["model"]) by_device.emplace(device_name_for(t), &t);
   for (const auto& [dev, t] : by_device) {
-    auto cpu = io_cpu.find(dev);
-    d << device_yaml_from_fio(*t, cpu == io_cpu.end() ? 0.0 : cpu->second.first);
+    auto found = io_cpu.find(dev);
+    double sustained_write_Bps = 0;  // the highest write rate a member sustained over a run of this device
+    for (const auto& other : traces)
+      if (device_name_for(other) == dev) sustained_write_Bps = std::max(sustained_write_Bps, member_write_Bps(other));
+    d << device_yaml_for(*t, found == io_cpu.end() ? 0.0 : found->second.first, sustained_write_Bps);
   }
   return {p.str(), d.str(), report.str()};
 }
@@ -364,18 +549,30 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   double steal_pct = capture_value(t, "steal_pct");
   if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background << "}\n";
-  y << "storage: {kind: local, device: " << device_name_for(t) << "}\n";
+  y << "storage: {kind: local, device: " << device_name_for(t);
+  // Several devices striped into one volume (meta.yaml storage.devices: an md RAID0).
+  if (t.meta["storage"]["devices"]) y << ", devices: " << t.meta["storage"]["devices"].Scalar();
+  if (t.meta["storage"]["stripe"]) y << ", stripe: " << t.meta["storage"]["stripe"].Scalar();
+  y << "}\n";
   y << "database:\n  profile: \"" << profile_path << "\"\n  buffer_pool: " << s["buffer_pool"].Scalar() << "\n";
   y << "  io_capacity: " << s["io_capacity"].Scalar() << "\n";
   if (s["io_capacity_max"]) y << "  io_capacity_max: " << s["io_capacity_max"].Scalar() << "\n";
-  if (s["log_file_size"]) y << "  log_file_size: " << s["log_file_size"].Scalar() << "\n  log_files_in_group: 1\n";
+  // MariaDB 10.5+ has one redo file; older servers record log_files_in_group (default 2 there).
+  if (s["log_file_size"])
+    y << "  log_file_size: " << s["log_file_size"].Scalar() << "\n  log_files_in_group: "
+      << (s["log_files_in_group"] ? s["log_files_in_group"].Scalar() : std::string("1")) << "\n";
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
   y << "  binlog: " << s["binlog"].Scalar() << "\n  sync_binlog: " << s["sync_binlog"].Scalar() << "\n";
-  y << "workload:\n  kind: sysbench\n  test: " << w["test"].Scalar() << "\n";
-  y << "  version: \"" << (t.sysbench.version == "0.5" ? "0.5" : "1.0.20") << "\"\n";
+  const SysbenchOptions o = sysbench_options_for(t);
+  y << "workload:\n  kind: sysbench\n  test: " << o.test << "\n";
+  y << "  version: \"" << o.version << "\"\n";
   y << "  tables: " << w["tables"].Scalar() << "\n  table_size: " << w["table_size"].Scalar() << "\n";
   y << "  rand_type: " << w["rand_type"].Scalar() << "\n  range_size: " << w["range_size"].Scalar() << "\n";
+  y << "  point_selects: " << o.point_selects << "\n  simple_ranges: " << o.simple_ranges << "\n  sum_ranges: " << o.sum_ranges
+    << "\n  order_ranges: " << o.order_ranges << "\n  distinct_ranges: " << o.distinct_ranges
+    << "\n  index_updates: " << o.index_updates << "\n  non_index_updates: " << o.non_index_updates
+    << "\n  delete_inserts: " << o.delete_inserts << "\n";
   y << "  threads: " << w["threads"].Scalar() << "\n";
   y << "simulation: {seed: 1, warmup: 2s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
   return y.str();

@@ -28,6 +28,11 @@ std::string scenario_for_trace(const Trace& trace, const std::string& profile_pa
 // Device name fitted for a trace's storage (from its fio jobs).
 std::string device_name_for(const Trace& trace);
 
+// A catalogue entry for the trace's device: from its fio jobs, else from the built-in catalogue entry
+// its meta.yaml names as `storage.model` ("" when neither); `host_cpu_s` as below. A catalogue entry's
+// steady-state write rate is raised to `sustained_write_Bps` (per device, measured) when lower.
+std::string device_yaml_for(const Trace& trace, double host_cpu_s, double sustained_write_Bps = 0);
+
 // A catalogue entry for the trace's device from its fio jobs ("" without fio); `host_cpu_s` is the
 // fitted host CPU per IO, 0 for a device the fit never saw.
 std::string device_yaml_from_fio(const Trace& trace, double host_cpu_s);

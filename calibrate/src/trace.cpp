@@ -1,5 +1,6 @@
 #include "trace.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -135,6 +136,113 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
   return values;
 }
 
+IostatLog parse_iostat(const std::string& text, const std::string& file) {
+  IostatLog log;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  const std::regex header(R"(\((\d+) CPU\))");
+  const std::regex timestamp(R"(^\s*[\d/.-]+\s+[\d:]+(\s*[AP]M)?\s*$)");  // `iostat -t`
+  std::vector<std::string> cpu_columns, device_columns;
+  enum class Expect { Header, Anything, CpuValues, Devices } expect = Expect::Header;
+  auto fields = [](const std::string& l) {
+    std::istringstream f(l);
+    std::vector<std::string> out;
+    for (std::string w; f >> w;) out.push_back(w);
+    return out;
+  };
+  auto value = [&](const std::string& w, const std::string& column) {
+    char* end = nullptr;
+    double v = std::strtod(w.c_str(), &end);
+    if (end == w.c_str() || *end != '\0')
+      throw InputError({file, n, 0}, "", "column '" + column + "': expected a number, got '" + w + "'");
+    return v;
+  };
+  while (std::getline(in, line)) {
+    ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    auto w = fields(line);
+    if (expect == Expect::Header) {
+      if (w.empty()) continue;
+      std::smatch m;
+      if (!std::regex_search(line, m, header))
+        throw InputError({file, n, 0}, "", "expected iostat's header line naming the CPUs, e.g. 'Linux ... (32 CPU)'");
+      log.cpus = std::stoi(m[1]);
+      expect = Expect::Anything;
+      continue;
+    }
+    if (expect == Expect::CpuValues) {
+      if (w.empty()) continue;
+      if (w.size() != cpu_columns.size())
+        throw InputError({file, n, 0}, "", "avg-cpu values: " + std::to_string(w.size()) + " fields, the header has " +
+                                               std::to_string(cpu_columns.size()));
+      auto& r = log.reports.back();
+      for (size_t i = 0; i < w.size(); ++i) {
+        double v = value(w[i], cpu_columns[i]);
+        const std::string& c = cpu_columns[i];
+        (c == "%user" ? r.user_pct : c == "%nice" ? r.nice_pct : c == "%system" ? r.system_pct
+         : c == "%iowait" ? r.iowait_pct : c == "%steal" ? r.steal_pct : r.idle_pct) = v;
+      }
+      expect = Expect::Anything;
+      continue;
+    }
+    if (w.empty()) {
+      if (expect == Expect::Devices) expect = Expect::Anything;
+      continue;
+    }
+    if (w[0] == "avg-cpu:") {
+      cpu_columns.assign(w.begin() + 1, w.end());
+      for (const char* need : {"%user", "%system", "%idle"})
+        if (std::find(cpu_columns.begin(), cpu_columns.end(), need) == cpu_columns.end())
+          throw InputError({file, n, 0}, "", std::string("avg-cpu header without ") + need);
+      log.reports.push_back({});
+      log.reports.back().line = n;
+      expect = Expect::CpuValues;
+      continue;
+    }
+    if (w[0] == "Device:" || w[0] == "Device") {
+      if (log.reports.empty()) throw InputError({file, n, 0}, "", "device block before the first avg-cpu block");
+      device_columns.assign(w.begin() + 1, w.end());
+      expect = Expect::Devices;
+      continue;
+    }
+    if (expect == Expect::Devices) {
+      if (w.size() != device_columns.size() + 1)
+        throw InputError({file, n, 0}, "", "device '" + w[0] + "': " + std::to_string(w.size() - 1) +
+                                               " values, the header has " + std::to_string(device_columns.size()));
+      auto& d = log.reports.back().devices[w[0]];
+      for (size_t i = 1; i < w.size(); ++i) d[device_columns[i - 1]] = value(w[i], device_columns[i - 1]);
+      continue;
+    }
+    if (std::regex_match(line, timestamp)) continue;
+    throw InputError({file, n, 0}, "", "unexpected line: '" + line + "'");
+  }
+  if (expect == Expect::Header) throw InputError({file, n, 0}, "", "empty: no iostat header");
+  if (expect == Expect::CpuValues) throw InputError({file, n, 0}, "", "truncated: an avg-cpu header without its values");
+  if (log.reports.size() < 2)
+    throw InputError({file, n, 0}, "", "only the since-boot report: no report covers the run (iostat needs an interval and a count)");
+  return log;
+}
+
+IostatReport IostatLog::run_mean() const {
+  IostatReport mean;
+  if (reports.size() < 2) return mean;
+  const double k = static_cast<double>(reports.size() - 1);
+  mean.line = reports[1].line;
+  for (size_t i = 1; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    mean.user_pct += r.user_pct / k;
+    mean.nice_pct += r.nice_pct / k;
+    mean.system_pct += r.system_pct / k;
+    mean.iowait_pct += r.iowait_pct / k;
+    mean.steal_pct += r.steal_pct / k;
+    mean.idle_pct += r.idle_pct / k;
+    for (const auto& [dev, columns] : r.devices)
+      for (const auto& [c, v] : columns) mean.devices[dev][c] += v / k;
+  }
+  return mean;
+}
+
 FioResult parse_fio_json(const std::string& text, const std::string& file) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.contains("jobs") || doc["jobs"].empty())
@@ -173,7 +281,11 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
 std::optional<double> Trace::per_txn(const std::string& counter) const {
   auto a = status_after.find(counter), b = status_before.find(counter);
   if (a == status_after.end() || b == status_before.end() || sysbench.transactions == 0) return std::nullopt;
-  return (a->second - b->second) / static_cast<double>(sysbench.transactions);
+  // Snapshots not taken just outside the run (traces/mdev-13845: the first ~2 s into it) say how
+  // many transactions they span in meta.yaml `status.transactions`.
+  double transactions = static_cast<double>(sysbench.transactions);
+  if (meta["status"] && meta["status"]["transactions"]) transactions = meta["status"]["transactions"].as<double>();
+  return (a->second - b->second) / transactions;
 }
 
 Trace load_trace(const std::string& dir) {
@@ -194,6 +306,8 @@ Trace load_trace(const std::string& dir) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp(p.string()), p.string());
   }
+  auto iostat = fs::path(dir) / "iostat.txt";
+  if (fs::exists(iostat)) t.iostat = parse_iostat(slurp(iostat.string()), iostat.string());
   auto fio_dir = fs::path(dir) / "fio";
   if (fs::is_directory(fio_dir)) {
     std::vector<fs::path> files;

@@ -1,5 +1,5 @@
 // Trace directories (traces/README.md): meta.yaml, sysbench.log (1.0.x or 0.5), optional
-// status_before/after.tsv, variables.tsv, fio/*.json. Malformed files are InputErrors naming the file
+// status_before/after.tsv, variables.tsv, fio/*.json, iostat.txt. Malformed files are InputErrors naming the file
 // and line.
 #pragma once
 #include <yaml-cpp/yaml.h>
@@ -38,18 +38,38 @@ struct FioResult {
   bool syncs = false;              // the job had fsync= or fdatasync=
 };
 
+// `iostat -x` output (sysstat; `-m` or `-k` units): a header naming the CPU count, then reports of
+// an avg-cpu block and a device block each. The first report is the average since boot, not part of
+// the run: `reports` keeps it, `run_mean` skips it.
+struct IostatReport {
+  int line = 0;  // where the report starts, for messages
+  // avg-cpu, % of all CPUs: user + nice + system is the host's busy CPU.
+  double user_pct = 0, nice_pct = 0, system_pct = 0, iowait_pct = 0, steal_pct = 0, idle_pct = 0;
+  std::map<std::string, std::map<std::string, double>> devices;  // device -> column (r/s, r_await, ...) -> value
+  double busy_pct() const { return user_pct + nice_pct + system_pct; }
+};
+
+struct IostatLog {
+  int cpus = 0;  // from the header's "(N CPU)"
+  std::vector<IostatReport> reports;
+  // The mean of every report but the first (the since-boot one); devices averaged column by column.
+  IostatReport run_mean() const;
+};
+
 struct Trace {
   std::string dir;
   YAML::Node meta;  // validated, with defaults
   SysbenchResult sysbench;
   std::map<std::string, double> status_before, status_after;
   std::vector<FioResult> fio;
+  std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   // Status counter delta per transaction (nullopt when not recorded).
   std::optional<double> per_txn(const std::string& counter) const;
 };
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file);
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);
+IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
 Trace load_trace(const std::string& dir);
 

@@ -193,7 +193,7 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
   std::set<std::string> added;
   for (const auto& t : traces) {
     std::string name = device_name_for(t);
-    if (!known.count(name) && added.insert(name).second) unseen += device_yaml_from_fio(t, 0.0);
+    if (!known.count(name) && added.insert(name).second) unseen += device_yaml_for(t, 0.0);
   }
   std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
   write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);

@@ -12,25 +12,53 @@ namespace {
 
 double now() { return sg::Engine::get_clock(); }
 
+// The compute node's own devices: one, or several striped into one volume (RAID0, as Linux md does:
+// chunk k of the volume is chunk k / members of member k % members). A request larger than the
+// stripe unit is split across the members it spans, served in parallel, and completes with the last.
 class LocalPath : public StoragePath {
 public:
-  explicit LocalPath(NvmeDevice& device) : device_(device) {}
-  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(device_.read(now(), offset, bytes)); }
-  IoTiming write(std::uint64_t offset, double bytes) override { return wait(device_.write(now(), offset, bytes)); }
-  IoTiming flush() override { return wait(device_.flush(now())); }
-  double capacity_bytes() const override { return device_.spec().capacity_bytes; }
-  bool atomic_writes() const override { return device_.spec().atomic_writes; }
-  double host_cpu_per_io_s() const override { return device_.spec().host_cpu_per_io_s; }
-  double host_cpu_per_flush_s() const override { return device_.spec().host_cpu_per_flush_s; }
+  LocalPath(std::vector<NvmeDevice*> members, std::uint64_t stripe_bytes)
+      : members_(std::move(members)), stripe_bytes_(stripe_bytes) {}
+  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false)); }
+  IoTiming write(std::uint64_t offset, double bytes) override { return wait(book(offset, bytes, true)); }
+  IoTiming flush() override {
+    // A flush of a striped volume flushes every member; it completes with the slowest.
+    double done = now();
+    for (auto* m : members_) done = std::max(done, m->flush(now()));
+    return wait(done);
+  }
+  double capacity_bytes() const override { return members_.front()->spec().capacity_bytes * members_.size(); }
+  bool atomic_writes() const override {
+    return std::all_of(members_.begin(), members_.end(), [](const NvmeDevice* m) { return m->spec().atomic_writes; });
+  }
+  double host_cpu_per_io_s() const override { return members_.front()->spec().host_cpu_per_io_s; }
+  double host_cpu_per_flush_s() const override { return members_.front()->spec().host_cpu_per_flush_s; }
 
 private:
+  double book(std::uint64_t offset, double bytes, bool write) {
+    const double t = now();
+    if (members_.size() == 1) return write ? members_[0]->write(t, offset, bytes) : members_[0]->read(t, offset, bytes);
+    double done = t;
+    const std::uint64_t end = offset + static_cast<std::uint64_t>(bytes);
+    for (std::uint64_t piece = offset; piece < end;) {
+      const std::uint64_t chunk = piece / stripe_bytes_;
+      const std::uint64_t piece_end = std::min(end, (chunk + 1) * stripe_bytes_);
+      NvmeDevice* m = members_[chunk % members_.size()];
+      const std::uint64_t device_offset = (chunk / members_.size()) * stripe_bytes_ + piece % stripe_bytes_;
+      const double n = static_cast<double>(piece_end - piece);
+      done = std::max(done, write ? m->write(t, device_offset, n) : m->read(t, device_offset, n));
+      piece = piece_end;
+    }
+    return done;
+  }
   IoTiming wait(double done_s) {
     IoTiming t;
     t.device_s = done_s - now();
     sg::this_actor::sleep_until(done_s);
     return t;
   }
-  NvmeDevice& device_;
+  std::vector<NvmeDevice*> members_;
+  std::uint64_t stripe_bytes_;
 };
 
 // A volume striped (RAID0) over the devices of one or more storage nodes, reached over NVMe-oF.
@@ -200,9 +228,14 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
       node.nic_tx = FabricLink(name + "-nic-tx", fabric.rate_Bps);
       node.nic_rx = FabricLink(name + "-nic-rx", fabric.rate_Bps);
     } else {
-      node.local_device = std::make_unique<NvmeDevice>(scenario.device(scenario.storage.device),
-                                                       mix_seed(scenario.simulation.seed, 0, i));
-      node.storage = std::make_unique<LocalPath>(*node.local_device);
+      std::vector<NvmeDevice*> members;
+      for (int m = 0; m < scenario.storage.local_devices; ++m) {
+        // Member 0 keeps the seed of a single local device, so one device behaves as before.
+        node.local_devices.push_back(std::make_unique<NvmeDevice>(scenario.device(scenario.storage.device),
+                                                                  mix_seed(scenario.simulation.seed, m == 0 ? 0 : 1000 + m, i)));
+        members.push_back(node.local_devices.back().get());
+      }
+      node.storage = std::make_unique<LocalPath>(std::move(members), static_cast<std::uint64_t>(scenario.storage.local_stripe_bytes));
     }
   }
   if (pool) {
@@ -287,7 +320,7 @@ void Platform::reset_counters(double now_s) {
     c.cpu_busy_s = 0;
     c.nic_tx.reset_counters();
     c.nic_rx.reset_counters();
-    if (c.local_device) c.local_device->reset_counters();
+    for (auto& d : c.local_devices) d->reset_counters();
   }
   for (auto& s : storage_) {
     s.cores->reset_counters();
@@ -321,8 +354,11 @@ nlohmann::ordered_json Platform::report(double now_s) const {
                          cpus = nlohmann::ordered_json::array();
   for (const auto& c : compute_) {
     std::string name = c.host->get_name();
-    if (c.local_device) devices.push_back(device_report(name + "/" + c.local_device->spec().name, *c.local_device, elapsed));
-    if (!c.local_device) {
+    for (size_t d = 0; d < c.local_devices.size(); ++d)
+      devices.push_back(device_report(name + "/" + c.local_devices[d]->spec().name +
+                                          (c.local_devices.size() > 1 ? "/dev" + std::to_string(d) : std::string()),
+                                      *c.local_devices[d], elapsed));
+    if (c.local_devices.empty()) {
       links.push_back(link_report(c.nic_tx, elapsed));
       links.push_back(link_report(c.nic_rx, elapsed));
     }

@@ -1,5 +1,5 @@
 // The hardware of a scenario on SimGrid: compute and storage hosts, their devices, the fabric, and
-// one StoragePath per compute node (a local device, or a striped volume reached over NVMe-oF).
+// one StoragePath per compute node (local devices, one or striped, or a striped volume reached over NVMe-oF).
 #pragma once
 #include <simgrid/s4u.hpp>
 
@@ -83,7 +83,7 @@ struct ComputeNode {
   std::unique_ptr<FcfsServerBank> cores;  // the node's CPU: one FCFS queue in front of its cores
   double core_speed = 1.0;              // relative to the reference core
   double time_slice_s = 0;              // the scheduler's slice: longer bursts are served in slices
-  std::unique_ptr<NvmeDevice> local_device;  // local mode
+  std::vector<std::unique_ptr<NvmeDevice>> local_devices;  // local mode: one, or the members of a stripe
   FabricLink nic_tx{"", 1.0}, nic_rx{"", 1.0};  // pool mode: the node's adapter
   std::unique_ptr<StoragePath> storage;
   double cpu_busy_s = 0;  // CPU work submitted through `compute()`, in reference-core seconds

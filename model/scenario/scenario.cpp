@@ -63,6 +63,8 @@ SpecPtr build_scenario_schema() {
       {"storage", map({
            {"kind", with_default(one_of({"local", "pool"}, "local: a device in each compute node; pool: a striped volume on storage nodes over the fabric"), "local")},
            {"device", with_default(string("Device model (catalogue name) of the local case"), "pcie4-nvme-tlc")},
+           {"devices", with_default(integer(1.0, 64.0, "Local devices per compute node, striped into one volume (RAID0) when more than one"), "1")},
+           {"stripe", with_default(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit (chunk) of the local devices (Linux md's default, U: mdadm 3.1+)"), "512KiB")},
            {"nodes", seq(map({
                 {"name", required(string("Storage node name"))},
                 {"cores", with_default(integer(1.0, 4096.0, "Cores serving NVMe-oF"), "32")},
@@ -305,6 +307,8 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   const auto& st = doc["storage"];
   s.storage.kind = st["kind"].Scalar();
   s.storage.device = st["device"].Scalar();
+  s.storage.local_devices = st["devices"].as<int>();
+  s.storage.local_stripe_bytes = q(st["stripe"], Dimension::Bytes);
   if (s.storage.kind == "local")
     check_catalogue_entry(s.devices, s.storage.device, origin, "storage.device", raw["storage"] ? raw["storage"]["device"] : YAML::Node());
   std::map<std::string, int> node_index;

@@ -37,6 +37,8 @@ struct StorageNodeConfig {
 struct StorageConfig {
   std::string kind = "local";  // local: one device per compute node; pool: a striped volume on storage nodes
   std::string device;          // local device model
+  int local_devices = 1;       // local devices per compute node, striped into one volume (RAID0) when > 1
+  double local_stripe_bytes = 512 * 1024;  // their stripe unit (chunk)
   std::vector<StorageNodeConfig> nodes;
   std::vector<std::string> volume_nodes;  // storage nodes that each compute node's volume spans
   int volume_devices_per_node = 0;        // 0: all devices of each node

@@ -2,13 +2,14 @@
 """Convert the MariaDB MDEV-13845 sysbench 0.5 benchmark set into poolsim trace dirs.
 
 Source (read-only): <repo>/../shared/datasets/mariadb-MDEV-13845  (or --src PATH)
-Output:             the directory this script lives in            (or --out PATH)
+Output:             <repo>/traces/mdev-13845                      (or --out PATH)
 
 Only the InnoDB series 03 (16 GB buffer pool) and 04 (4 GB buffer pool) have raw
 logs in the dataset; each run becomes one directory bp<pool>-<mix>-t<threads> with
   meta.yaml          run description (everything taken from the dataset files)
   sysbench.log       res0X/sysbench.<mix>.<thr>.res, byte-for-byte copy
-  iostat.txt         res0X/iostat.<mix>.<thr>.res,   byte-for-byte copy
+  iostat.txt         res0X/iostat.<mix>.<thr>.res, the lines of the datadir's devices (md0 and
+                     its members sdc, sdd) and the CPU; the system disks' lines dropped
   status_before.tsv  first SHOW GLOBAL STATUS snapshot of res0X/status.<mix>.<thr>.res
   status_after.tsv   last snapshot of the same file ("name<TAB>value", no header)
 and PROVENANCE.md (this directory) is regenerated, including the TPS/p95 table and the
@@ -27,7 +28,8 @@ import sys
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))          # .../traces/mdev-13845 -> repo
+REPO = os.path.dirname(HERE)                           # .../calibrate -> repo
+DEFAULT_OUT = os.path.join(REPO, "traces", "mdev-13845")
 DEFAULT_SRC = os.path.join(REPO, "..", "shared", "datasets", "mariadb-MDEV-13845")
 DATASET_REL = "shared/datasets/mariadb-MDEV-13845"
 
@@ -36,6 +38,20 @@ UPSTREAM = {
     "path": "Archive/Sysbench-0.5/MDEV-13845/RocksDB-10.3.10",
     "commit": "6ff617a8b44c6055c9b1c9ba915a6b575c315c53",
 }
+
+# The datadir's devices in iostat: md0, a RAID0 of sdc and sdd. The mapping is not stated in the
+# dataset; it is what the figures show (md0's r/s = sdc's + sdd's in every report, and the other
+# devices, sda/sdb and md1-md3, stay near idle during the runs). iostat.txt keeps only these.
+DATADIR_DEVICES = ("sdc", "sdd", "md0")
+RAID_MEMBERS = ("sdc", "sdd")
+
+# The SSD model is not named anywhere in the dataset (PROVENANCE.md, my.cnf, cheetah02.err, the
+# iostat headers: only "SATA SSD" and the device names), and there is no fio run. poolsim needs a
+# device model, so the traces name a catalogue entry of the right class: a choice, not a fit.
+DEVICE_MODEL_CHOICE = "samsung-850-pro"
+DEVICE_MODEL_NOTE = ("U: a choice, not a measurement: the dataset does not name the SSDs (PROVENANCE.md, "
+                     "cheetah02.err and iostat carry no model) and has no fio run; samsung-850-pro is "
+                     "scenarios/catalogue/devices.yaml's SATA 6 Gb/s SSD class entry")
 
 # series number -> (label used in directory names, human label)
 SERIES = {"03": "bp16G", "04": "bp4G"}
@@ -256,6 +272,32 @@ def split_status(txt):
     return snaps
 
 
+def filter_iostat(txt, keep):
+    """iostat -x output with only the `keep` devices' lines (header, avg-cpu blocks, Device: headers
+    and blank lines stay), so that each trace stays small.  Checks md0 = sdc + sdd (r/s) on the way."""
+    out, in_dev = [], False
+    reports, cur = [], None
+    for line in txt.split("\n"):
+        f = line.split()
+        if f and f[0] in ("Device:", "Device"):
+            in_dev = True
+            cur = {}
+            reports.append(cur)
+            out.append(line)
+            continue
+        if not f:
+            in_dev = False
+        if in_dev and f:
+            if f[0] in keep:
+                out.append(line)
+                cur[f[0]] = float(f[3])       # r/s
+            continue
+        out.append(line)
+    for r in reports[1:]:
+        assert abs(r["md0"] - sum(r[m] for m in RAID_MEMBERS)) <= 0.02 * max(1.0, r["md0"]) + 1, r
+    return "\n".join(out)
+
+
 def write_tsv(path, pairs):
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         for k, v in pairs:
@@ -320,7 +362,7 @@ def write_meta(path, meta):
     txt = yaml.dump(meta, Dumper=_Dumper, sort_keys=False, default_flow_style=None,
                     width=4096, allow_unicode=False)
     with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write("# poolsim trace: converted by traces/mdev-13845/convert.py from a third-party "
+        f.write("# poolsim trace: converted by calibrate/convert_mdev13845.py from a third-party "
                 "dataset (see traces/mdev-13845/PROVENANCE.md); do not edit by hand\n")
         f.write(txt)
     with open(path, encoding="utf-8") as f:
@@ -370,7 +412,7 @@ def fmt_int(n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", default=DEFAULT_SRC, help="dataset directory (read-only)")
-    ap.add_argument("--out", default=HERE, help="output directory (traces/mdev-13845)")
+    ap.add_argument("--out", default=DEFAULT_OUT, help="output directory (traces/mdev-13845)")
     a = ap.parse_args()
     src, out = os.path.abspath(a.src), os.path.abspath(a.out)
 
@@ -445,7 +487,8 @@ def main():
                 ivl = sb["intervals"]
 
                 shutil.copyfile(f_sb, os.path.join(d, "sysbench.log"))
-                shutil.copyfile(f_io, os.path.join(d, "iostat.txt"))
+                with open(os.path.join(d, "iostat.txt"), "w", encoding="utf-8", newline="\n") as f:
+                    f.write(filter_iostat(read_text(f_io), DATADIR_DEVICES))
 
                 snaps = split_status(read_text(f_st))
                 write_tsv(os.path.join(d, "status_before.tsv"), snaps[0])
@@ -472,6 +515,8 @@ def main():
                     x0, x1 = int(s0[ctr]) - base, int(s1[ctr]) - base
                     n_before = x0 if kind == "rw" else sb["trx"] * x0 / x1
                     timing["before_at_s"] = round(time_of_trx(ivl, report, n_before), 1)
+                    # Transactions between the two snapshots, the divisor of a counter delta.
+                    timing["transactions"] = int(round(x1 - x0 if kind == "rw" else sb["trx"] * (x1 - x0) / x1))
                     if kind == "rw":
                         timing["after_missing_trx"] = sb["trx"] - x1
                 status_checks.append(dict(name=name, kind=kind, timing=timing,
@@ -518,9 +563,12 @@ def main():
                              "~2 s INTO the run (status.before_at_s), the last one at the end of the "
                              "run; run.previous's status_after.tsv is the state just before this run"
                              % (len(snaps), "/".join(map(str, nvars)), report))
-                notes.append("iostat.txt: 'iostat -mx %d %d'; the first report is the since-boot "
-                             "average, not part of the run; datadir is on md0 (=sdc+sdd by the "
-                             "figures; the mapping is not stated)"
+                notes.append("iostat.txt: 'iostat -mx %d %d' with only the lines of md0, sdc and sdd "
+                             "(the datadir's RAID0 and its members: md0's r/s = sdc's + sdd's in every "
+                             "report; the mapping is not stated) and the avg-cpu blocks; the first "
+                             "report is the since-boot average, not part of the run. avg-cpu is the "
+                             "whole host: mysqld, sysbench (same host, run.sysbench, CPU_MASK all), "
+                             "iostat and dump_status.sh"
                              % (report, runtime[kind] // report + 1))
                 notes.append("sysbench 0.5 'read/write requests' exclude BEGIN/COMMIT; summary.qps is "
                              "total queries incl. BEGIN/COMMIT per second (sysbench 1.x 'queries' "
@@ -551,9 +599,11 @@ def main():
                                            "other": exp["other"]},
                 }
                 if kind == "rw":
+                    # oltp.lua issues one DELETE and one INSERT per transaction (no option): the
+                    # scenario key delete_inserts counts such pairs.
                     wl["mix"].update({"index_updates": mixp["index_updates"],
                                       "non_index_updates": mixp["non_index_updates"],
-                                      "deletes": 1, "inserts": 1})
+                                      "delete_inserts": 1})
                 status = {"snapshots": len(snaps), "interval_s": report,
                           "pool_pages_total": int(s0["Innodb_buffer_pool_pages_total"]),
                           "pool_pages_data_before": int(s0["Innodb_buffer_pool_pages_data"]),
@@ -587,8 +637,10 @@ def main():
                     },
                     "host": {"name": "cheetah02", "cores": cores,
                              "os": re.match(r"^(Linux \S+)", read_text(f_io)).group(1)},
-                    "storage": {"kind": "sata", "device": "md-raid0-2x-sata-ssd",
-                                "datadir": cfg["DATADIR"]},
+                    "storage": {"kind": "sata", "device": "md0", "devices": len(RAID_MEMBERS),
+                                "members": list(RAID_MEMBERS), "raid": "md RAID0 (PROVENANCE.md)",
+                                "datadir": cfg["DATADIR"],
+                                "model": DEVICE_MODEL_CHOICE, "model_note": DEVICE_MODEL_NOTE},
                     "dataset": {"rows": tables * table_size,
                                 "datadir_du_after": du[order - 1][1]},
                     "run": {"series": Quoted(series), "series_desc": desc.get(series),
@@ -613,7 +665,7 @@ def main():
                         "upstream": dict(UPSTREAM),
                         "files": {
                             "sysbench.log": "res%s/sysbench.%s.res" % (series, stem),
-                            "iostat.txt": "res%s/iostat.%s.res" % (series, stem),
+                            "iostat.txt": "res%s/iostat.%s.res (lines of md0, sdc, sdd and avg-cpu)" % (series, stem),
                             "status_before.tsv": "res%s/status.%s.res (snapshot 1 of %d)"
                                                  % (series, stem, len(snaps)),
                             "status_after.tsv": "res%s/status.%s.res (snapshot %d of %d)"
@@ -649,9 +701,11 @@ def write_provenance(out, src, rows, mismatches, status_checks, stmts, lua_defau
     w = L.append
     w("# traces/mdev-13845 — MariaDB 10.3.10 InnoDB, sysbench 0.5 OLTP (MDEV-13845 set)")
     w("")
-    w("Generated by `convert.py` in this directory (re-run: "
-      "`/usr/bin/python3 traces/mdev-13845/convert.py [--src DIR] [--out DIR]`; default source "
-      "`<repo>/../shared/datasets/mariadb-MDEV-13845`). Do not edit by hand.")
+    w("Generated by `calibrate/convert_mdev13845.py` (re-run from the repo root: "
+      "`/usr/bin/python3 calibrate/convert_mdev13845.py [--src DIR] [--out DIR]`; default source "
+      "`<repo>/../shared/datasets/mariadb-MDEV-13845`, default output this directory). Do not edit "
+      "by hand. How poolsim calibrates on these traces and what it predicts: the README's "
+      "\"Calibration and validation\" section (MDEV-13845).")
     w("")
     w("## Where the data comes from")
     w("")
@@ -685,7 +739,7 @@ def write_provenance(out, src, rows, mismatches, status_checks, stmts, lua_defau
     w("| file | from | how |")
     w("|---|---|---|")
     w("| `sysbench.log` | `res0X/sysbench.<mix>.<thr>.res` | byte-for-byte copy |")
-    w("| `iostat.txt` | `res0X/iostat.<mix>.<thr>.res` | byte-for-byte copy (`iostat -mx 2 N`; first report = since boot) |")
+    w("| `iostat.txt` | `res0X/iostat.<mix>.<thr>.res` | the lines of md0, sdc and sdd (the datadir's RAID0 and its members), the header, the avg-cpu blocks and the `Device:` headers, verbatim; the system disks' lines (sda, sdb, md1-md3) dropped to keep the traces small (`iostat -mx 2 N`; first report = since boot) |")
     w("| `status_before.tsv` | `res0X/status.<mix>.<thr>.res`, first snapshot | `name<TAB>value`, header line dropped, values verbatim (may be empty) |")
     w("| `status_after.tsv` | same file, last snapshot | same |")
     w("| `meta.yaml` | my.cnf.0X, config.sh, run.sysbench, lua/, cheetah02.err, the log itself | see keys `source`, `notes` |")
@@ -722,7 +776,11 @@ def write_provenance(out, src, rows, mismatches, status_checks, stmts, lua_defau
     w("- For a true pre-run state use the status_after.tsv of `run.previous` (meta.yaml); between "
       "the two only the forced checkpoint after a read-write run (and background purge) happened. "
       "The per-run estimate is in `meta.yaml` as `status.before_at_s` (and "
-      "`status.after_missing_trx` for read-write runs).")
+      "`status.after_missing_trx` for read-write runs). `status.transactions` is the number of "
+      "transactions between the two snapshots (read-write: Δ`Innodb_rows_inserted`; read-only: the "
+      "log's count scaled by the share of Δ`Innodb_rows_read` after the first snapshot): poolsim "
+      "divides counter deltas by it rather than by the log's count (the first run of a series has "
+      "no estimate and uses the log's count).")
     w("")
     w("## sysbench 0.5 log format (what a parser must handle)")
     w("")
