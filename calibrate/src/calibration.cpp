@@ -1,5 +1,6 @@
 #include "calibration.h"
 
+#include <cstdio>
 #include <Eigen/Dense>
 #include <algorithm>
 #include <array>
@@ -19,6 +20,18 @@
 namespace poolsim {
 
 namespace {
+// What a version's user thread does with no free and no clean page (buf_LRU_get_free_block), a
+// feature of the source line, not a fitted figure: MariaDB 10.5 removed the thread's own single-page
+// LRU flush (10.5.7, MDEV-23399, U: from its release notes; the thread waits for the page cleaner);
+// MySQL 5.6-8.4 and the servers built on it,
+// and MariaDB up to 10.4, keep it.
+std::string free_page_policy_of(const std::string& product, const std::string& version) {
+  int major = 0, minor = 0;
+  std::sscanf(version.c_str(), "%d.%d", &major, &minor);
+  if (product == "mariadb" && (major > 10 || (major == 10 && minor >= 5))) return "wait_for_page_cleaner";
+  return "single_page_flush";
+}
+
 
 // Relative CPU weights of the statement kinds. One sysbench mix cannot separate them, so the fit
 // scales this shape (assumed, U: point select as the unit; ranges read 100 rows, ORDER BY sorts,
@@ -507,6 +520,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
+  p << "free_page_policy: " << free_page_policy_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
+    << "  # from the engine's version, not fitted (calibrate/src/calibration.cpp free_page_policy_of)\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
   p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
