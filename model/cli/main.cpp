@@ -1,4 +1,4 @@
-// poolsim: the command line. Verbs: run, schema. With no arguments it runs the default scenario.
+// poolsim: the command line. Verbs: run, plan, schema, calibrate, validate, bench. With no arguments it runs the default scenario.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@
 #include "calibration.h"
 #include "validation.h"
 #include "core/errors.h"
+#include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
 #include "sim/simulation.h"
@@ -47,6 +48,26 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
     }
   if (failed) return kExitSimulationFailed;  // nothing written: outputs are whole or absent
   poolsim::write_output(out_path, poolsim::render(results, fmt));
+  return 0;
+}
+
+int plan_command(const std::string& file, const poolsim::PlanOptions& options, const std::string& format,
+                 const std::string& out_path) {
+  auto plan = poolsim::load_plan(file);
+  auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
+  bool show_progress = isatty(2);
+  size_t done_before = 0;
+  auto doc = poolsim::run_plan(plan, configs, options, [&](const std::vector<poolsim::Scenario>& points) {
+    auto results = poolsim::run_points(points, options.jobs, [&](size_t done, size_t) {
+      if (show_progress) std::cerr << "\rpoolsim plan: " << done_before + done << " simulated" << std::flush;
+    });
+    done_before += points.size();
+    return results;
+  });
+  if (show_progress && done_before > 0) std::cerr << "\n";
+  poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_plan_table(doc));
+  for (const auto& c : doc["configurations"])
+    if (c["status"] == "failed") return kExitSimulationFailed;
   return 0;
 }
 
@@ -88,6 +109,21 @@ int main(int argc, char** argv) {
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout");
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
+
+  std::string plan_file, plan_format = "table", plan_out;
+  poolsim::PlanOptions plan_options;
+  plan_options.jobs = default_jobs;
+  bool no_prune = false;
+  auto* plan = app.add_subcommand("plan", "Find the cheapest configurations that meet a target (and the cost/TPS Pareto front)");
+  plan->add_option("file", plan_file, "Plan YAML (scenarios/plans/README.md)")->required()->check(CLI::ExistingFile);
+  plan->add_option("--format", plan_format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout");
+  plan->add_option("--jobs", plan_options.jobs, "Configurations simulated in parallel")->check(CLI::Range(1, 1024));
+  plan->add_option("--top", plan_options.top, "How many of the cheapest configurations that meet the target to report")
+      ->check(CLI::Range(1, 1000));
+  plan->add_flag("--cheapest-only", plan_options.cheapest_only,
+                 "Simulate in cost order and stop once --top configurations meet the target (no full Pareto front)");
+  plan->add_flag("--no-prune", no_prune, "Simulate every configuration, even those the analytic bound rules out");
 
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
   std::string schema_kind = "scenario";
@@ -139,6 +175,10 @@ int main(int argc, char** argv) {
 
   try {
     if (*run) return run_scenario(file, sets, format, out_path, jobs);
+    if (*plan) {
+      plan_options.prune = !no_prune;
+      return plan_command(plan_file, plan_options, plan_format, plan_out);
+    }
     if (*bench) return poolsim::run_bench(bench_matrix, jobs);
     if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name);
     if (*validate) {

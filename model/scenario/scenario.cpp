@@ -207,6 +207,8 @@ TransportCost transport_cost(const std::string& transport) {
   return {4e-6, 3.7e-6};
 }
 
+}  // namespace
+
 std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key) {
   std::ifstream in(path);
   if (!in) throw InputError(referenced_from, key, "cannot read file '" + path + "'");
@@ -222,6 +224,8 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
     throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
 }
+
+namespace {
 
 // Sets node[path] = value, creating maps along the way.
 void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
