@@ -56,6 +56,9 @@ struct ThroughputBound {
   std::string limit;             // the resource that sets the bound
   double latency_floor_s = 0;    // no transaction is faster: p99 >= this
   double page_reads_per_txn = 0; // lower bound used for the IO resources
+  // A measured window can count up to one transaction per client thread more than the long-run
+  // rate allows (those in flight when it opens): threads / the shortest window the simulation runs.
+  double measurement_slack_tps = 0;
   nlohmann::ordered_json resources = nlohmann::ordered_json::object();  // resource -> TPS it allows
 };
 ThroughputBound throughput_bound(const Scenario& scenario);
