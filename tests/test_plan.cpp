@@ -79,7 +79,9 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
 }
 
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
-  auto plan = load_plan_from_text(plan_text("{tps: 10/s, threads: 8}"), "plan.yaml");
+  std::string text = plan_text("{tps: 10/s, threads: 8}");
+  text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");
+  auto plan = load_plan_from_text(text, "plan.yaml");
   auto configs = configurations(plan);
   ASSERT_EQ(configs.size(), 6u);
   EXPECT_EQ(configs[0].cost_usd, 110);   // 1c + sata
@@ -88,6 +90,29 @@ TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   EXPECT_EQ(configs[5].scenario.storage.kind, "pool");
   EXPECT_EQ(configs[5].scenario.workload.threads, 8);  // target.threads
   EXPECT_EQ(configs[5].scenario.params["storage"], "pool");
+  EXPECT_EQ(configs[5].scenario.simulation.max_duration_s, 1.0);  // the plan's own set
+  // The plan's set and an option may not both set a key.
+  text.replace(text.find("{simulation.max_duration: 1s}"), 29, "{compute.cores: 4}");
+  EXPECT_CONTAINS(load_error(text), "'compute.cores' is already set by the plan's set");
+}
+
+TEST(PlanCli, BoundsOnlyAndBadInput) {
+  auto plan = write_temp("plan.yaml", plan_text("{tps: 500/s, p99: 50ms}"));
+  auto r = poolsim::testing::run_cli("plan " + plan + " --bounds-only --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["counts"]["configurations"], 6);
+  EXPECT_EQ(doc["counts"]["simulated"], 0);
+  EXPECT_EQ(doc["configurations"][0]["status"], "pruned");  // one core cannot reach 500 TPS
+  auto bad = write_temp("bad-plan.yaml", plan_text("{tps: 500}"));
+  r = poolsim::testing::run_cli("plan " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "bad-plan.yaml:2:15: key 'target.tps'");
+  // `run --bounds`: the same bound for each point of a scenario, nothing simulated.
+  r = poolsim::testing::run_cli("run " + base_scenario() + " --bounds --set 'sweep.compute.cores=[1,2]'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "compute CPU");
+  EXPECT_CONTAINS(r.out, "client threads");
 }
 
 // The planner (bound, prune, simulate the survivors) returns the optimum that simulating every

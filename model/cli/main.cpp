@@ -29,10 +29,21 @@ constexpr int kExitSimulationFailed = 3;
 const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
-                 const std::string& out_path, int jobs) {
+                 const std::string& out_path, int jobs, bool bounds_only = false) {
   std::vector<poolsim::Override> overrides;
   for (const auto& s : sets) overrides.push_back(poolsim::parse_override(s));
   auto points = poolsim::load_scenarios(file, overrides);
+  if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
+    std::vector<poolsim::Scenario> sysbench;
+    for (auto& p : points)
+      if (p.workload.kind == "sysbench") sysbench.push_back(std::move(p));
+    if (sysbench.empty()) throw poolsim::InputError({file, 0, 0}, "workload.kind", "--bounds needs sysbench points");
+    auto rows = poolsim::bounds_of(sysbench);
+    nlohmann::ordered_json doc;
+    doc["points"] = rows;
+    poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_bounds_table(rows));
+    return 0;
+  }
   poolsim::OutputFormat fmt = format == "json"  ? poolsim::OutputFormat::Json
                               : format == "csv" ? poolsim::OutputFormat::Csv
                                                 : poolsim::OutputFormat::Table;
@@ -109,6 +120,8 @@ int main(int argc, char** argv) {
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout");
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
+  bool run_bounds = false;
+  run->add_flag("--bounds", run_bounds, "Print each point's analytic TPS bound per resource (poolsim plan's) instead of simulating");
 
   std::string plan_file, plan_format = "table", plan_out;
   poolsim::PlanOptions plan_options;
@@ -123,11 +136,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1000));
   plan->add_flag("--cheapest-only", plan_options.cheapest_only,
                  "Simulate in cost order and stop once --top configurations meet the target (no full Pareto front)");
+  bool bounds_only = false;
+  plan->add_flag("--bounds-only", bounds_only, "Report costs and analytic bounds only; simulate nothing");
   plan->add_flag("--no-prune", no_prune, "Simulate every configuration, even those the analytic bound rules out");
 
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
   std::string schema_kind = "scenario";
-  schema->add_option("kind", schema_kind, "scenario | catalogue")->check(CLI::IsMember({"scenario", "catalogue"}));
+  schema->add_option("kind", schema_kind, "scenario | catalogue | plan")->check(CLI::IsMember({"scenario", "catalogue", "plan"}));
 
   std::vector<std::string> trace_dirs;
   std::string profile_out, profile_name;
@@ -174,9 +189,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_scenario(file, sets, format, out_path, jobs);
+    if (*run) return run_scenario(file, sets, format, out_path, jobs, run_bounds);
     if (*plan) {
       plan_options.prune = !no_prune;
+      plan_options.simulate = !bounds_only;
       return plan_command(plan_file, plan_options, plan_format, plan_out);
     }
     if (*bench) return poolsim::run_bench(bench_matrix, jobs);
@@ -188,10 +204,12 @@ int main(int argc, char** argv) {
                               validate_out);
     }
     if (*schema) {
-      const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema() : poolsim::scenario_schema();
+      const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema()
+                         : schema_kind == "plan"    ? poolsim::plan_schema()
+                                                    : poolsim::scenario_schema();
       auto doc = poolsim::schema::to_json_schema(spec);
       doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-      doc["title"] = schema_kind == "catalogue" ? "poolsim device catalogue" : "poolsim scenario";
+      doc["title"] = "poolsim " + std::string(schema_kind == "catalogue" ? "device catalogue" : schema_kind);
       std::cout << doc.dump(2) << "\n";
       return 0;
     }

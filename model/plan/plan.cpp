@@ -35,6 +35,7 @@ SpecPtr build_plan_schema() {
               {"description", string("What the plan asks")},
               {"scenario", required(string("Base scenario, relative to the plan: workload, database, simulation (its sweep is ignored)"))},
               {"target", required(target)},
+              {"set", map({}, "Scenario keys every configuration sets: {dotted.key: value}", true)},
               {"choices", required(dict(seq(option), "Axes: name -> priced options; a configuration takes one option of each"))}});
 }
 
@@ -107,6 +108,26 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
 
   std::map<std::string, std::string> key_owner;  // scenario key -> the axis that sets it
   if (plan.target.threads > 0) key_owner["workload.threads"] = "target.threads";
+  // `set:` maps (the plan's and each option's): known scenario keys, each set by one owner only.
+  auto read_sets = [&](const YAML::Node& set, const std::string& set_path, const std::string& owner_name,
+                       std::vector<Override>& sets, std::vector<SourceLocation>& locations) {
+    if (!set) return;
+    for (auto k = set.begin(); k != set.end(); ++k) {
+      std::string key = k->first.Scalar(), key_path = set_path + "." + key, suggestion;
+      if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
+        throw InputError(origin.locate(key_path, k->first), key_path,
+                         "sets a key the scenario does not have" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
+      auto owner = key_owner.find(key);
+      if (owner != key_owner.end() && owner->second != owner_name)
+        throw InputError(origin.locate(key_path, k->first), key_path, "'" + key + "' is already set by " + owner->second);
+      key_owner[key] = owner_name;
+      YAML::Emitter text;
+      text << YAML::Flow << k->second;
+      sets.push_back({key, text.c_str()});
+      locations.push_back(origin.locate(key_path, k->second));
+    }
+  };
+  read_sets(root["set"], "set", "the plan's set", plan.sets, plan.set_locations);
   const YAML::Node choices = root["choices"];
   if (choices.size() == 0) throw InputError(origin.locate("choices", choices), "choices", "give at least one axis of options");
   for (auto axis_it = choices.begin(); axis_it != choices.end(); ++axis_it) {
@@ -125,21 +146,7 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
         throw InputError(origin.locate(path + ".name", o["name"]), path + ".name", "option '" + option.name + "' appears twice on this axis");
       option.price_usd = o["price_usd"].as<double>();
       option.source = o["source"].Scalar();
-      if (o["set"])
-        for (auto k = o["set"].begin(); k != o["set"].end(); ++k) {
-          std::string key = k->first.Scalar(), key_path = path + ".set." + key, suggestion;
-          if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
-            throw InputError(origin.locate(key_path, k->first), key_path,
-                             "sets a key the scenario does not have" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
-          auto owner = key_owner.find(key);
-          if (owner != key_owner.end() && owner->second != axis.name)
-            throw InputError(origin.locate(key_path, k->first), key_path, "'" + key + "' is already set by " + owner->second);
-          key_owner[key] = axis.name;
-          YAML::Emitter text;
-          text << YAML::Flow << k->second;
-          option.sets.push_back({key, text.c_str()});
-          option.set_locations.push_back(origin.locate(key_path, k->second));
-        }
+      read_sets(o["set"], path + ".set", axis.name, option.sets, option.set_locations);
       axis.options.push_back(std::move(option));
     }
     plan.axes.push_back(std::move(axis));
@@ -265,6 +272,7 @@ std::vector<Configuration> configurations(const Plan& plan) {
     c.choice = index;
     std::vector<Override> overrides;
     if (plan.target.threads > 0) overrides.push_back({"workload.threads", std::to_string(plan.target.threads)});
+    overrides.insert(overrides.end(), plan.sets.begin(), plan.sets.end());
     for (size_t a = 0; a < plan.axes.size(); ++a) {
       const auto& o = plan.axes[a].options[index[a]];
       c.cost_usd += o.price_usd;
@@ -278,6 +286,9 @@ std::vector<Configuration> configurations(const Plan& plan) {
       const std::string prefix = "--set ";
       if (e.where().file.rfind(prefix, 0) != 0) throw;
       std::string key = e.where().file.substr(prefix.size(), e.where().file.find('=') - prefix.size());
+      for (size_t k = 0; k < plan.sets.size(); ++k)
+        if (plan.sets[k].path == key)
+          throw InputError(plan.set_locations[k], "set." + key, e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
       for (size_t a = 0; a < plan.axes.size(); ++a) {
         const auto& o = plan.axes[a].options[index[a]];
         for (size_t k = 0; k < o.sets.size(); ++k)
@@ -349,6 +360,7 @@ nlohmann::ordered_json run_plan(const Plan& plan, const std::vector<Configuratio
   }
   // Cheapest first (ties in the order of the plan), so that cheapest_only can stop early.
   std::stable_sort(survivors.begin(), survivors.end(), [&](size_t a, size_t b) { return configs[a].cost_usd < configs[b].cost_usd; });
+  if (!options.simulate) survivors.clear();
   size_t batch = options.cheapest_only ? static_cast<size_t>(std::max(1, options.jobs)) : survivors.size();
   size_t meeting = 0, simulated = 0;
   for (size_t start = 0; start < survivors.size(); start += batch) {
@@ -470,6 +482,57 @@ std::string render_plan_table(const nlohmann::ordered_json& doc) {
   out << "Pareto front, cost against simulated TPS: " << ids(doc["pareto"]) << "\n";
   for (const auto& r : doc["configurations"])
     if (r["status"] == "pruned" || r["status"] == "failed") out << "#" << r["id"] << " " << r["status"].get<std::string>() << ": " << r["why"].get<std::string>() << "\n";
+  return out.str();
+}
+
+std::vector<nlohmann::ordered_json> bounds_of(const std::vector<Scenario>& points) {
+  std::vector<nlohmann::ordered_json> rows;
+  for (const auto& p : points) {
+    auto b = throughput_bound(p);
+    rows.push_back({{"params", p.params},
+                    {"bound_tps", std::isfinite(b.tps) ? nlohmann::ordered_json(b.tps) : nlohmann::ordered_json(nullptr)},
+                    {"limit", b.limit},
+                    {"latency_floor_ms", b.latency_floor_s * 1e3},
+                    {"page_reads_per_txn", b.page_reads_per_txn},
+                    {"resources", b.resources}});
+  }
+  return rows;
+}
+
+std::string render_bounds_table(const std::vector<nlohmann::ordered_json>& rows) {
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header;
+  for (const auto& r : rows) {
+    std::vector<std::string> h, c;
+    for (const auto& [key, value] : r["params"].items()) {
+      h.push_back(key);
+      c.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+    }
+    h.insert(h.end(), {"bound_tps", "limit", "reads/txn"});
+    c.insert(c.end(), {r["bound_tps"].is_null() ? "inf" : fmt(r["bound_tps"].get<double>()), r["limit"].get<std::string>(),
+                       fmt(r["page_reads_per_txn"].get<double>(), 2)});
+    for (const auto& [name, tps] : r["resources"].items()) {
+      h.push_back(name);
+      c.push_back(tps.is_null() ? "inf" : fmt(tps.get<double>()));
+    }
+    if (header.empty()) {
+      header = h;
+      cells.push_back(h);
+    }
+    if (h != header) {  // another set of resources (local vs pool): a new header
+      header = h;
+      cells.push_back(h);
+    }
+    cells.push_back(c);
+  }
+  std::map<size_t, size_t> width;
+  for (const auto& row : cells)
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::ostringstream out;
+  for (const auto& row : cells) {
+    for (size_t c = 0; c < row.size(); ++c) out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << row[c];
+    out << "\n";
+  }
   return out.str();
 }
 

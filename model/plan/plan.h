@@ -39,6 +39,8 @@ struct Plan {
   std::string file;
   std::string scenario_file;  // resolved against the plan's directory
   PlanTarget target;
+  std::vector<Override> sets;  // keys every configuration sets (before the options')
+  std::vector<SourceLocation> set_locations;
   std::vector<PlanAxis> axes;
 };
 
@@ -79,6 +81,7 @@ struct PlanOptions {
   bool cheapest_only = false;   // simulate in cost order and stop once `top` configurations meet
   size_t top = 3;               // how many of the cheapest that meet the target to report
   int jobs = 1;                 // simulations in parallel (cheapest_only: the batch size)
+  bool simulate = true;         // false: bounds only (nothing is simulated)
 };
 
 // Simulates scenarios and returns their result objects in order (run_points in the CLI).
@@ -94,5 +97,10 @@ nlohmann::ordered_json run_plan(const Plan& plan, const std::vector<Configuratio
 bool meets_target(const nlohmann::ordered_json& result, const PlanTarget& target);
 
 std::string render_plan_table(const nlohmann::ordered_json& doc);
+
+// The bound of each point of a scenario (`poolsim run FILE --bounds`): params, the bound, the
+// resource that sets it, and the TPS every resource allows. As JSON {"points": [...]} or a table.
+std::vector<nlohmann::ordered_json> bounds_of(const std::vector<Scenario>& points);
+std::string render_bounds_table(const std::vector<nlohmann::ordered_json>& rows);
 
 }  // namespace poolsim

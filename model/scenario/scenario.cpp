@@ -159,7 +159,7 @@ SpecPtr build_scenario_schema() {
            {"max_duration", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on measured simulated time", true), "30s")},
        }, "Simulation control")},
       {"ndb", ndb_spec()},
-      {"variants", dict(dict(string()), "Named sets of settings: variant name -> {dotted.key: value}; `variant:` picks one, and a sweep over `variant` selects several keys per point")},
+      {"variants", dict(map({}, "{dotted.key: value}: any value the key takes, lists and mappings included (checked when the variant is applied)", true), "Named sets of settings: variant name -> {dotted.key: value}; `variant:` picks one, and a sweep over `variant` selects several keys per point")},
       {"variant", string("The entry of `variants` this point uses (its keys override the file's; sweeps and --set override it)")},
       {"sweep", dict(seq(string()), "Lists of values by dotted key; the cartesian product runs, one point each")},
       {"validation", map({
