@@ -96,7 +96,8 @@ TEST(Cli, FioExampleShowsQueueingAndFabricLatency) {
 // The JSON Schemas shipped for editors are the ones the binary generates.
 TEST(Cli, ShippedJsonSchemasAreCurrent) {
   for (const auto& [kind, file] : std::vector<std::pair<std::string, std::string>>{
-           {"scenario", "/scenarios/poolsim.schema.json"}, {"catalogue", "/scenarios/catalogue/catalogue.schema.json"}}) {
+           {"scenario", "/scenarios/poolsim.schema.json"}, {"catalogue", "/scenarios/catalogue/catalogue.schema.json"},
+           {"plan", "/scenarios/plans/plan.schema.json"}}) {
     auto r = run_cli("schema " + kind);
     ASSERT_EQ(r.exit_code, 0);
     std::ifstream in(std::string(POOLSIM_SOURCE_DIR) + file);

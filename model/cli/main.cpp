@@ -1,4 +1,4 @@
-// poolsim: the command line. Verbs: run, schema. With no arguments it runs the default scenario.
+// poolsim: the command line. Verbs: run, plan, schema, calibrate, validate, bench. With no arguments it runs the default scenario.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@
 #include "calibration.h"
 #include "validation.h"
 #include "core/errors.h"
+#include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
 #include "sim/simulation.h"
@@ -28,10 +29,21 @@ constexpr int kExitSimulationFailed = 3;
 const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
-                 const std::string& out_path, int jobs) {
+                 const std::string& out_path, int jobs, bool bounds_only = false) {
   std::vector<poolsim::Override> overrides;
   for (const auto& s : sets) overrides.push_back(poolsim::parse_override(s));
   auto points = poolsim::load_scenarios(file, overrides);
+  if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
+    std::vector<poolsim::Scenario> sysbench;
+    for (auto& p : points)
+      if (p.workload.kind == "sysbench") sysbench.push_back(std::move(p));
+    if (sysbench.empty()) throw poolsim::InputError({file, 0, 0}, "workload.kind", "--bounds needs sysbench points");
+    auto rows = poolsim::bounds_of(sysbench);
+    nlohmann::ordered_json doc;
+    doc["points"] = rows;
+    poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_bounds_table(rows));
+    return 0;
+  }
   poolsim::OutputFormat fmt = format == "json"  ? poolsim::OutputFormat::Json
                               : format == "csv" ? poolsim::OutputFormat::Csv
                                                 : poolsim::OutputFormat::Table;
@@ -47,6 +59,26 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
     }
   if (failed) return kExitSimulationFailed;  // nothing written: outputs are whole or absent
   poolsim::write_output(out_path, poolsim::render(results, fmt));
+  return 0;
+}
+
+int plan_command(const std::string& file, const poolsim::PlanOptions& options, const std::string& format,
+                 const std::string& out_path) {
+  auto plan = poolsim::load_plan(file);
+  auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
+  bool show_progress = isatty(2);
+  size_t done_before = 0;
+  auto doc = poolsim::run_plan(plan, configs, options, [&](const std::vector<poolsim::Scenario>& points) {
+    auto results = poolsim::run_points(points, options.jobs, [&](size_t done, size_t) {
+      if (show_progress) std::cerr << "\rpoolsim plan: " << done_before + done << " simulated" << std::flush;
+    });
+    done_before += points.size();
+    return results;
+  });
+  if (show_progress && done_before > 0) std::cerr << "\n";
+  poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_plan_table(doc));
+  for (const auto& c : doc["configurations"])
+    if (c["status"] == "failed") return kExitSimulationFailed;
   return 0;
 }
 
@@ -88,10 +120,29 @@ int main(int argc, char** argv) {
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout");
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
+  bool run_bounds = false;
+  run->add_flag("--bounds", run_bounds, "Print each point's analytic TPS bound per resource (poolsim plan's) instead of simulating");
+
+  std::string plan_file, plan_format = "table", plan_out;
+  poolsim::PlanOptions plan_options;
+  plan_options.jobs = default_jobs;
+  bool no_prune = false;
+  auto* plan = app.add_subcommand("plan", "Find the cheapest configurations that meet a target (and the cost/TPS Pareto front)");
+  plan->add_option("file", plan_file, "Plan YAML (scenarios/plans/README.md)")->required()->check(CLI::ExistingFile);
+  plan->add_option("--format", plan_format, "Output format")->check(CLI::IsMember({"table", "json"}));
+  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout");
+  plan->add_option("--jobs", plan_options.jobs, "Configurations simulated in parallel")->check(CLI::Range(1, 1024));
+  plan->add_option("--top", plan_options.top, "How many of the cheapest configurations that meet the target to report")
+      ->check(CLI::Range(1, 1000));
+  plan->add_flag("--cheapest-only", plan_options.cheapest_only,
+                 "Simulate in cost order and stop once --top configurations meet the target (no full Pareto front)");
+  bool bounds_only = false;
+  plan->add_flag("--bounds-only", bounds_only, "Report costs and analytic bounds only; simulate nothing");
+  plan->add_flag("--no-prune", no_prune, "Simulate every configuration, even those the analytic bound rules out");
 
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
   std::string schema_kind = "scenario";
-  schema->add_option("kind", schema_kind, "scenario | catalogue")->check(CLI::IsMember({"scenario", "catalogue"}));
+  schema->add_option("kind", schema_kind, "scenario | catalogue | plan")->check(CLI::IsMember({"scenario", "catalogue", "plan"}));
 
   std::vector<std::string> trace_dirs;
   std::string profile_out, profile_name;
@@ -138,7 +189,12 @@ int main(int argc, char** argv) {
   }
 
   try {
-    if (*run) return run_scenario(file, sets, format, out_path, jobs);
+    if (*run) return run_scenario(file, sets, format, out_path, jobs, run_bounds);
+    if (*plan) {
+      plan_options.prune = !no_prune;
+      plan_options.simulate = !bounds_only;
+      return plan_command(plan_file, plan_options, plan_format, plan_out);
+    }
     if (*bench) return poolsim::run_bench(bench_matrix, jobs);
     if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name);
     if (*validate) {
@@ -148,10 +204,12 @@ int main(int argc, char** argv) {
                               validate_out);
     }
     if (*schema) {
-      const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema() : poolsim::scenario_schema();
+      const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema()
+                         : schema_kind == "plan"    ? poolsim::plan_schema()
+                                                    : poolsim::scenario_schema();
       auto doc = poolsim::schema::to_json_schema(spec);
       doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-      doc["title"] = schema_kind == "catalogue" ? "poolsim device catalogue" : "poolsim scenario";
+      doc["title"] = "poolsim " + std::string(schema_kind == "catalogue" ? "device catalogue" : schema_kind);
       std::cout << doc.dump(2) << "\n";
       return 0;
     }

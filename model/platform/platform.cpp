@@ -363,6 +363,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
       links.push_back(link_report(c.nic_rx, elapsed));
     }
     cpus.push_back({{"host", name},
+                    {"role", "compute"},
                     {"cores", c.host->get_core_count()},
                     {"utilisation", c.cpu_busy_s / (scenario_.compute.core_speed * c.host->get_core_count() * elapsed)}});
   }
@@ -374,6 +375,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
       links.push_back(link_report(s.port_rx[p], elapsed));
     }
     cpus.push_back({{"host", s.config.name},
+                    {"role", "storage"},
                     {"cores", s.config.cores},
                     {"utilisation", s.cores->busy_s() / (s.config.cores * elapsed)}});
   }

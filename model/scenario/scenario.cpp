@@ -164,7 +164,7 @@ SpecPtr build_scenario_schema() {
            {"max_duration", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on measured simulated time", true), "30s")},
        }, "Simulation control")},
       {"ndb", ndb_spec()},
-      {"variants", dict(dict(string()), "Named sets of settings: variant name -> {dotted.key: value}; `variant:` picks one, and a sweep over `variant` selects several keys per point")},
+      {"variants", dict(map({}, "{dotted.key: value}: any value the key takes, lists and mappings included (checked when the variant is applied)", true), "Named sets of settings: variant name -> {dotted.key: value}; `variant:` picks one, and a sweep over `variant` selects several keys per point")},
       {"variant", string("The entry of `variants` this point uses (its keys override the file's; sweeps and --set override it)")},
       {"sweep", dict(seq(string()), "Lists of values by dotted key; the cartesian product runs, one point each")},
       {"validation", map({
@@ -212,6 +212,8 @@ TransportCost transport_cost(const std::string& transport) {
   return {4e-6, 3.7e-6};
 }
 
+}  // namespace
+
 std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key) {
   std::ifstream in(path);
   if (!in) throw InputError(referenced_from, key, "cannot read file '" + path + "'");
@@ -227,6 +229,8 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
     throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
 }
+
+namespace {
 
 // Sets node[path] = value, creating maps along the way.
 void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {

@@ -122,6 +122,11 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
                                                const std::vector<Override>& overrides = {},
                                                const std::string& base_dir = ".", bool expand_sweep = true);
 
+// The text of an input file; InputError at `referenced_from` (naming `key`) when it cannot be read.
+std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key);
+// YAML text parsed, or InputError naming `origin_name`, line and column of the syntax error.
+YAML::Node parse_yaml(const std::string& text, const std::string& origin_name);
+
 const schema::Spec& scenario_schema();
 const schema::Spec& device_catalogue_schema();
 const schema::Spec& profile_schema();

@@ -68,7 +68,8 @@ std::string cell(const nlohmann::ordered_json& point, const Column& c) {
   return v.dump();
 }
 
-// Summary columns added after the per-workload ones: busiest device, link and CPU.
+// Summary columns added after the per-workload ones: busiest device, link and CPU, and which
+// resource is the busiest of all.
 void add_resource_columns(const nlohmann::ordered_json& point, std::vector<std::string>& headers,
                           std::vector<std::string>& cells) {
   auto busiest = [&](const char* key) {
@@ -79,8 +80,11 @@ void add_resource_columns(const nlohmann::ordered_json& point, std::vector<std::
     out << std::fixed << std::setprecision(1) << 100 * best;
     return out.str();
   };
-  headers.insert(headers.end(), {"dev_util%", "link_util%", "cpu_util%"});
-  cells.insert(cells.end(), {busiest("devices"), busiest("links"), busiest("cpus")});
+  headers.insert(headers.end(), {"dev_util%", "link_util%", "cpu_util%", "bottleneck"});
+  std::string bottleneck = point.contains("bottleneck") && point["bottleneck"].is_object()
+                               ? point["bottleneck"]["kind"].get<std::string>() + " " + point["bottleneck"]["resource"].get<std::string>()
+                               : "";
+  cells.insert(cells.end(), {busiest("devices"), busiest("links"), busiest("cpus"), bottleneck});
 }
 
 }  // namespace

@@ -198,9 +198,30 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   auto resources = platform.report(state.measure_end_s);
   for (auto& [key, value] : resources.items())
     if (!out.contains(key)) out[key] = value;  // a run may report its own resources (ndb)
+  out["bottleneck"] = bottleneck(out);
   out["series"] = state.series;
   if (database || scenario.workload.kind == "fio") out["latency_histogram"] = measurement.latency.to_json();
   return out;
+}
+
+nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
+  nlohmann::ordered_json best;
+  double highest = -1;
+  auto consider = [&](const char* list, const char* name_key, const std::function<std::string(const nlohmann::ordered_json&)>& kind) {
+    if (!result.contains(list) || !result[list].is_array()) return;
+    for (const auto& r : result[list]) {
+      if (!r.contains("utilisation") || !r.contains(name_key) || !r["utilisation"].is_number()) continue;
+      double u = r["utilisation"].get<double>();
+      if (u > highest) {
+        highest = u;
+        best = {{"resource", r[name_key]}, {"kind", kind(r)}, {"utilisation", u}};
+      }
+    }
+  };
+  consider("devices", "name", [](const auto&) { return std::string("SSD"); });
+  consider("links", "name", [](const auto&) { return std::string("link"); });
+  consider("cpus", "host", [](const auto& r) { return r.value("role", std::string("compute")) + " CPU"; });
+  return best;
 }
 
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,

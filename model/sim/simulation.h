@@ -17,6 +17,10 @@ std::unique_ptr<simgrid::s4u::Engine> create_engine();
 // Simulates one point in this process and returns its result object (params + figures).
 nlohmann::ordered_json run_point(const Scenario& scenario);
 
+// The busiest resource of a result (devices, links, CPUs): {"resource", "kind", "utilisation"}, where
+// kind is "SSD", "link", "compute CPU" or "storage CPU"; null when the result reports none.
+nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result);
+
 // Simulates each point in a forked child process, at most `jobs` at once, in order of the input.
 // A point that fails has {"params":..., "error": "..."} instead of figures.
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,

@@ -1,0 +1,204 @@
+// Capacity planning: plan files (bad input names file, line and key), the planner against brute
+// force on a small space, and the analytic bound against the simulator on a grid.
+#include <gtest/gtest.h>
+
+#include "plan/plan.h"
+#include "sim/simulation.h"
+#include "test_support.h"
+
+using namespace poolsim;
+using poolsim::testing::write_temp;
+
+namespace {
+
+// A small sysbench data set (2 x 100k rows, ~46 MB) whose options make different resources limit:
+// the compute cores, a SATA SSD without power-loss protection, NVMe, or an NVMe-oF pool.
+const char* kBaseScenario =
+    "compute: {cores: 2}\n"
+    "storage:\n"
+    "  kind: local\n"
+    "  device: pcie4-nvme-tlc\n"
+    "  nodes: [{name: flash1, cores: 2, device: pcie4-nvme-tlc, devices: 2, ports: 1}]\n"
+    "  volume: {nodes: [flash1]}\n"
+    "fabric: {preset: ib-hdr100}\n"
+    "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 4}\n"
+    "database: {buffer_pool: 8MiB, io_capacity: 2000}\n"
+    "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 2s}\n";
+
+std::string base_scenario() {
+  static std::string path = write_temp("plan-base.yaml", kBaseScenario);
+  return path;
+}
+
+// Prices are test fixtures (the planner only adds them); their source says so.
+std::string plan_text(const std::string& target, const std::string& extra_axes = "") {
+  return "scenario: " + base_scenario() + "\n" + "target: " + target + "\n" +
+         "choices:\n"
+         "  cpu:\n"
+         "    - {name: 1c, price_usd: 100, source: test fixture, set: {compute.cores: 1}}\n"
+         "    - {name: 2c, price_usd: 200, source: test fixture, set: {compute.cores: 2}}\n"
+         "  storage:\n"
+         "    - {name: sata, price_usd: 10, source: test fixture, set: {storage.device: samsung-850-pro}}\n"
+         "    - {name: nvme, price_usd: 50, source: test fixture, set: {storage.device: pcie4-nvme-tlc}}\n"
+         "    - {name: pool, price_usd: 40, source: test fixture, set: {storage.kind: pool}}\n" +
+         extra_axes;
+}
+
+Evaluator simulate(int jobs) {
+  return [jobs](const std::vector<Scenario>& points) { return run_points(points, jobs); };
+}
+
+std::string load_error(const std::string& text) {
+  try {
+    auto plan = load_plan_from_text(text, "plan.yaml");
+    configurations(plan);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(PlanInput, ErrorsNameFileLineAndKey) {
+  // A price without its source.
+  EXPECT_CONTAINS(load_error("scenario: " + base_scenario() + "\ntarget: {tps: 10/s}\nchoices:\n  cpu:\n    - {name: a, price_usd: 1}\n"),
+                  "plan.yaml:5:7: key 'choices.cpu[0]': missing required key 'source'");
+  // A scenario key that does not exist, with a suggestion.
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  pool:\n    - {name: big, price_usd: 1, source: x, set: {database.bufer_pool: 1GiB}}\n"),
+                  "plan.yaml:12:50: key 'choices.pool[0].set.database.bufer_pool': sets a key the scenario does not have (did you mean 'buffer_pool'?)");
+  // A value the scenario rejects: the error points at the option in the plan, not at a --set.
+  std::string bad_value = load_error(plan_text("{tps: 10/s}") + "  net:\n    - {name: ib, price_usd: 1, source: x, set: {fabric.preset: ib-hdr99}}\n");
+  EXPECT_CONTAINS(bad_value, "plan.yaml:12:64: key 'choices.net.ib.set.fabric.preset'");
+  EXPECT_CONTAINS(bad_value, "ib-hdr99");
+  // Two axes setting the same key, a target with nothing to meet, a bare number where a rate is needed.
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {compute.cores: 4}}\n"),
+                  "key 'choices.more[0].set.compute.cores': 'compute.cores' is already set by cpu");
+  EXPECT_CONTAINS(load_error(plan_text("{threads: 4}")), "plan.yaml:2:9: key 'target': give tps, p99 or both");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10}")), "plan.yaml:2:15: key 'target.tps'");
+}
+
+TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
+  std::string text = plan_text("{tps: 10/s, threads: 8}");
+  text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");
+  auto plan = load_plan_from_text(text, "plan.yaml");
+  auto configs = configurations(plan);
+  ASSERT_EQ(configs.size(), 6u);
+  EXPECT_EQ(configs[0].cost_usd, 110);   // 1c + sata
+  EXPECT_EQ(configs[5].cost_usd, 240);   // 2c + pool
+  EXPECT_EQ(configs[5].scenario.compute.cores, 2);
+  EXPECT_EQ(configs[5].scenario.storage.kind, "pool");
+  EXPECT_EQ(configs[5].scenario.workload.threads, 8);  // target.threads
+  EXPECT_EQ(configs[5].scenario.params["storage"], "pool");
+  EXPECT_EQ(configs[5].scenario.simulation.max_duration_s, 1.0);  // the plan's own set
+  // The plan's set and an option may not both set a key.
+  text.replace(text.find("{simulation.max_duration: 1s}"), 29, "{compute.cores: 4}");
+  EXPECT_CONTAINS(load_error(text), "'compute.cores' is already set by the plan's set");
+}
+
+TEST(PlanCli, BoundsOnlyAndBadInput) {
+  auto plan = write_temp("plan.yaml", plan_text("{tps: 500/s, p99: 50ms}"));
+  auto r = poolsim::testing::run_cli("plan " + plan + " --bounds-only --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["counts"]["configurations"], 6);
+  EXPECT_EQ(doc["counts"]["simulated"], 0);
+  EXPECT_EQ(doc["configurations"][0]["status"], "pruned");  // one core cannot reach 500 TPS
+  auto bad = write_temp("bad-plan.yaml", plan_text("{tps: 500}"));
+  r = poolsim::testing::run_cli("plan " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "bad-plan.yaml:2:15: key 'target.tps'");
+  // `run --bounds`: the same bound for each point of a scenario, nothing simulated.
+  r = poolsim::testing::run_cli("run " + base_scenario() + " --bounds --set 'sweep.compute.cores=[1,2]'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.out, "compute CPU");
+  EXPECT_CONTAINS(r.out, "client threads");
+}
+
+// The planner (bound, prune, simulate the survivors) returns the optimum that simulating every
+// configuration finds, and prunes none of the configurations that meet the target.
+TEST(Plan, FindsTheBruteForceOptimum) {
+  auto plan = load_plan_from_text(plan_text("{tps: 500/s, p99: 50ms}", "  memory:\n"
+                                                                        "    - {name: 8M, price_usd: 0, source: test fixture, set: {database.buffer_pool: 8MiB}}\n"
+                                                                        "    - {name: 32M, price_usd: 5, source: test fixture, set: {database.buffer_pool: 32MiB}}\n"),
+                                  "plan.yaml");
+  auto configs = configurations(plan);
+  ASSERT_EQ(configs.size(), 12u);
+  PlanOptions all;
+  all.prune = false;
+  all.jobs = 2;
+  auto brute = run_plan(plan, configs, all, simulate(2));
+  // The brute-force optimum: the cheapest configuration whose simulation meets the target.
+  int optimum = 0;
+  double optimum_cost = 1e300;
+  for (const auto& c : brute["configurations"])
+    if (c["status"] == "meets" && c["cost_usd"].get<double>() < optimum_cost) {
+      optimum_cost = c["cost_usd"].get<double>();
+      optimum = c["id"].get<int>();
+    }
+  ASSERT_GT(optimum, 0) << brute.dump(1);
+
+  PlanOptions pruning;
+  pruning.jobs = 2;
+  auto planned = run_plan(plan, configs, pruning, simulate(2));
+  EXPECT_GT(planned["counts"]["pruned"].get<int>(), 0) << render_plan_table(planned);
+  ASSERT_FALSE(planned["cheapest"].empty()) << render_plan_table(planned);
+  EXPECT_EQ(planned["cheapest"][0].get<int>(), optimum) << render_plan_table(planned) << render_plan_table(brute);
+  for (size_t i = 0; i < configs.size(); ++i) {
+    if (brute["configurations"][i]["status"] == "meets") {
+      EXPECT_NE(planned["configurations"][i]["status"], "pruned") << "configuration " << i + 1;
+    }
+  }
+
+  // Stopping at the first configuration that meets the target finds the same one.
+  PlanOptions first;
+  first.jobs = 2;
+  first.cheapest_only = true;
+  first.top = 1;
+  auto quick = run_plan(plan, configs, first, simulate(2));
+  EXPECT_EQ(quick["cheapest"][0].get<int>(), optimum);
+  EXPECT_LT(quick["counts"]["simulated"].get<int>(), planned["counts"]["simulated"].get<int>());
+}
+
+// On a grid where different resources limit (cores, client threads, device, pool), the simulated
+// TPS never exceeds the bound (plus the slack of a finite measurement window, which the planner
+// adds before pruning) and no transaction beats the latency floor: a configuration the simulator
+// says meets a target is never pruned.
+TEST(Plan, BoundIsNeverBelowTheSimulator) {
+  // Small machines: the cores or the client threads limit.
+  std::string small = plan_text("{tps: 1/s}", "  threads:\n"
+                                               "    - {name: t1, price_usd: 0, source: test fixture, set: {workload.threads: 1}}\n"
+                                               "    - {name: t16, price_usd: 0, source: test fixture, set: {workload.threads: 16}}\n");
+  // 64 cores and 64 threads on the virtual disk fitted from traces/local-vm's fio jobs (~39k IOPS),
+  // local or as the one device of a storage node: the device limits.
+  std::string io_bound = "scenario: " + base_scenario() + "\ntarget: {tps: 1/s}\nchoices:\n"
+                         "  cpu:\n"
+                         "    - {name: 64c, price_usd: 0, source: test fixture, set: {compute.cores: 64, workload.threads: 64,\n"
+                         "       catalogue: [" POOLSIM_SOURCE_DIR "/traces/local-vm/profile-devices.yaml]}}\n"
+                         "  storage:\n"
+                         "    - {name: vdisk, price_usd: 0, source: test fixture, set: {storage.device: local-vm-virtual-disk}}\n"
+                         "    - {name: vpool, price_usd: 0, source: test fixture, set: {storage.kind: pool,\n"
+                         "       storage.nodes: [{name: flash1, cores: 1, device: local-vm-virtual-disk, devices: 1, ports: 1}]}}\n"
+                         "  memory:\n"
+                         "    - {name: 8M, price_usd: 0, source: test fixture, set: {database.buffer_pool: 8MiB}}\n"
+                         "    - {name: 32M, price_usd: 0, source: test fixture, set: {database.buffer_pool: 32MiB}}\n";
+  std::vector<Configuration> configs;
+  for (const auto& text : {small, io_bound}) {
+    auto some = configurations(load_plan_from_text(text, "plan.yaml"));
+    configs.insert(configs.end(), some.begin(), some.end());
+  }
+  std::vector<Scenario> points;
+  for (const auto& c : configs) points.push_back(c.scenario);
+  auto results = run_points(points, 2);
+  std::set<std::string> limits;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    const auto& r = results[i];
+    ASSERT_FALSE(r.contains("error")) << r.dump();
+    const auto& b = configs[i].bound;
+    limits.insert(b.limit);
+    EXPECT_LE(r["tps"].get<double>(), b.tps + b.measurement_slack_tps) << r["params"].dump() << " limit " << b.limit;
+    EXPECT_GE(r["latency_ms"]["p99"].get<double>(), b.latency_floor_s * 1e3) << r["params"].dump();
+  }
+  // The grid exercises the cores, the client population, a local device and a pool's devices.
+  EXPECT_EQ(limits, (std::set<std::string>{"compute CPU", "client threads", "SSD local-vm-virtual-disk", "SSDs"}));
+}
