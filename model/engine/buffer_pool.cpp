@@ -18,6 +18,12 @@ BufferPool::BufferPool(std::uint32_t dataset_pages, std::uint32_t frames, double
       old_blocks_time_s_(old_blocks_time_s) {}
 
 void BufferPool::unlink(std::uint32_t page) {
+  if (state_[page] & kTailScanned) {
+    // Its neighbours close up, so the run stays contiguous from the tail.
+    if (tail_scan_last_ == page) tail_scan_last_ = next_[page];
+    state_[page] &= ~kTailScanned;
+    --tail_scanned_;
+  }
   if (state_[page] & kOld) {
     --old_length_;
     if (old_ == page) old_ = next_[page];
@@ -35,6 +41,7 @@ void BufferPool::link_head(std::uint32_t page) {
   if (head_ != kNone) prev_[head_] = page; else tail_ = page;
   head_ = page;
   ++lru_length_;
+  note_linked(page);
 }
 
 void BufferPool::link_before_old(std::uint32_t page) {
@@ -55,6 +62,39 @@ void BufferPool::link_before_old(std::uint32_t page) {
   state_[page] |= kOld;
   ++old_length_;
   ++lru_length_;
+  note_linked(page);
+}
+
+void BufferPool::note_linked(std::uint32_t page) {
+  if (tail_scanned_ == 0) return;
+  // Inside the run: the new tail, or between two scanned pages.
+  std::uint32_t toward_tail = next_[page];
+  bool inside = toward_tail == kNone || ((state_[toward_tail] & kTailScanned) && toward_tail != tail_scan_last_);
+  if (!inside) return;
+  if (state_[page] & kPinned) {
+    state_[page] |= kTailScanned;
+    ++tail_scanned_;
+  } else {
+    drop_scan_from(prev_[page], toward_tail);
+  }
+}
+
+void BufferPool::drop_scan_from(std::uint32_t first_dropped, std::uint32_t new_last) {
+  for (std::uint32_t p = first_dropped; p != kNone && (state_[p] & kTailScanned); p = prev_[p]) {
+    state_[p] &= ~kTailScanned;
+    --tail_scanned_;
+  }
+  tail_scan_last_ = new_last;
+}
+
+bool BufferPool::tail_scan_consistent() const {
+  std::uint32_t page = tail_, last = kNone;
+  for (std::uint32_t n = 0; n < tail_scanned_; ++n, last = page, page = prev_[page])
+    if (page == kNone || !(state_[page] & kTailScanned) || !(state_[page] & kPinned)) return false;
+  if (last != tail_scan_last_) return false;
+  for (; page != kNone; page = prev_[page])
+    if (state_[page] & kTailScanned) return false;
+  return true;
 }
 
 void BufferPool::rebalance_old() {
@@ -125,7 +165,7 @@ void BufferPool::preload(std::uint32_t page, double now_s) {
     evict(victim);
   }
   insert_reading(page, now_s);
-  state_[page] &= ~kInFlight;
+  read_done(page);
 }
 
 void BufferPool::evict(std::uint32_t page) {
@@ -138,10 +178,14 @@ void BufferPool::evict(std::uint32_t page) {
   rebalance_old();
 }
 
-std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) const {
-  std::uint32_t page = tail_;
-  for (std::uint32_t i = 0; i < depth && page != kNone; ++i, page = prev_[page])
-    if (!(state_[page] & (kDirty | kInFlight | kWriteFix))) return page;
+std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
+  std::uint32_t page = tail_scan_last_ == kNone ? tail_ : prev_[tail_scan_last_];
+  for (; tail_scanned_ < depth && page != kNone; page = prev_[page]) {
+    if (!(state_[page] & kPinned)) return page;
+    state_[page] |= kTailScanned;
+    tail_scan_last_ = page;
+    ++tail_scanned_;
+  }
   return kNone;
 }
 
@@ -162,6 +206,7 @@ void BufferPool::mark_clean(std::uint32_t page) {
   if (!(state_[page] & kDirty)) return;
   state_[page] &= ~kDirty;
   --dirty_count_;
+  forget_scan_if_evictable(page);
 }
 
 std::uint64_t BufferPool::oldest_modification() {
