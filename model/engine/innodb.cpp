@@ -142,6 +142,10 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
       }
     }
     if (pool_.resident_pages() >= pool_.frames() && misses_seen >= budget) break;
+    // A data set that fits never fills the pool: stop once all of it is resident (nothing is left
+    // to change but the LRU order, which without evictions changes no hit), instead of replaying
+    // the whole 64 x budget cap.
+    if (pool_.resident_pages() >= layout_.total_pages()) break;
   }
   pool_.counters = BufferPool::Counters{};
 }
