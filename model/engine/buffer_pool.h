@@ -21,6 +21,8 @@ public:
 
   // Looks the page up; on a hit updates the LRU and returns true.
   bool touch(std::uint32_t page, double now_s);
+  // Starts loading a page's slot into the cache (for loops that know their next pages).
+  void prefetch(std::uint32_t page) const { __builtin_prefetch(&slots_[page]); }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
