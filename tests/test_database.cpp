@@ -75,6 +75,65 @@ TEST(BufferPool, SkewedAccessMatchesCheInLruModeAndMidpointDoesBetter) {
   EXPECT_GT(simulate_hit_ratio(p, 5000, 0.37), expected);
 }
 
+// find_clean_near_tail remembers the run of pinned pages at the tail between calls: it must return
+// what a walk from the tail returns after any sequence of LRU and state changes.
+TEST(BufferPool, RememberedTailScanMatchesAWalkFromTheTail) {
+  const std::uint32_t pages = 3000, frames = 1200;  // above InnoDB's 512-page minimum for an old sublist
+  BufferPool pool(pages, frames, 0.37, 1e-3);
+  std::mt19937_64 rng(11);
+  auto walk = [&](std::uint32_t depth) {
+    std::uint32_t page = pool.lru_tail();
+    for (std::uint32_t i = 0; i < depth && page != BufferPool::kNone; ++i, page = pool.lru_previous(page))
+      if (!pool.dirty(page) && !pool.in_flight(page) && !pool.write_fixed(page)) return page;
+    return BufferPool::kNone;
+  };
+  double t = 0;
+  std::vector<std::uint32_t> reading;
+  int all_pinned = 0, found = 0;
+  for (int step = 0; step < 300000; ++step) {
+    t += 1e-4;
+    // Pages near the tail are the interesting ones: draw them more often.
+    std::uint32_t page = rng() % 4 == 0 ? pool.lru_tail() : static_cast<std::uint32_t>(rng() % pages);
+    if (page == BufferPool::kNone) page = 0;
+    switch (rng() % 8) {
+      case 0:
+        if (!pool.touch(page, t) && pool.free_frames() > 0) {
+          pool.insert_reading(page, t);
+          reading.push_back(page);
+        }
+        break;
+      case 1:
+        if (!reading.empty()) {
+          pool.read_done(reading.back());
+          reading.pop_back();
+        }
+        break;
+      case 2: if (pool.resident(page)) pool.mark_dirty(page, step); break;
+      case 3: if (!pool.write_fixed(page)) pool.mark_clean(page); break;
+      case 4: if (pool.resident(page)) pool.set_write_fix(page, !pool.write_fixed(page)); break;
+      case 5: {
+        std::uint32_t victim = pool.find_clean_near_tail(static_cast<std::uint32_t>(1 + rng() % 64));
+        if (victim != BufferPool::kNone) pool.evict(victim);
+        break;
+      }
+      case 6: if (pool.free_frames() > 0 && !pool.resident(page)) pool.preload(page, t); break;
+      default: {
+        std::uint32_t depth = static_cast<std::uint32_t>(1 + rng() % 64);
+        std::uint32_t expected = walk(depth);
+        ASSERT_EQ(pool.find_clean_near_tail(depth), expected) << "step " << step;
+        ++(expected == BufferPool::kNone ? all_pinned : found);
+      }
+    }
+    if (step % 97 == 0) {
+      ASSERT_TRUE(pool.tail_scan_consistent()) << "step " << step;
+    }
+  }
+  EXPECT_TRUE(pool.tail_scan_consistent());
+  // Both outcomes were exercised.
+  EXPECT_GT(all_pinned, 1000);
+  EXPECT_GT(found, 1000);
+}
+
 TEST(BTree, SysbenchGeometry) {
   // 64 x 12.5M rows: ~12M pages (~186 GB), clustered height 3 (anchors README, S000).
   DataLayout layout(64, sysbench_table_shape(12'500'000, 16384));

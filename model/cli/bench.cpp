@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -18,12 +19,18 @@ namespace {
 
 struct BenchFigures {
   double wall_s = 0;
+  double cpu_s = 0;  // the child's user + system time: what the point cost on a shared machine
   double transactions = 0;
   double simulated_s = 0;
   double tps = 0;
   long max_rss_kb = 0;
   bool ok = false;
 };
+
+double cpu_seconds(const struct rusage& usage) {
+  auto seconds = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 // Runs one point in a child process and measures its wall time and peak RSS (wait4's rusage).
 BenchFigures measure(const Scenario& scenario) {
@@ -44,6 +51,7 @@ BenchFigures measure(const Scenario& scenario) {
   BenchFigures f;
   f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   f.max_rss_kb = usage.ru_maxrss;
+  f.cpu_s = cpu_seconds(usage);
   std::ifstream in(path);
   auto doc = nlohmann::json::parse(in, nullptr, false);
   std::remove(path);
@@ -56,11 +64,21 @@ BenchFigures measure(const Scenario& scenario) {
   return f;
 }
 
+// User + system time of the waited-for child processes so far.
+double children_cpu_s() {
+  struct rusage usage {};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return cpu_seconds(usage);
+}
+
 void print(const char* label, const BenchFigures& f) {
-  // Simulated transactions over the whole run (warm-up included) per wall second, one core.
-  double per_s = f.tps * f.simulated_s / f.wall_s;
-  std::printf("%-44s %s  wall %.2f s  simulated %.2f s  tps %.0f  simulated txn per wall s %.0f  peak RSS %.0f MiB\n", label,
-              f.ok ? "ok " : "ERR", f.wall_s, f.simulated_s, f.tps, per_s, f.max_rss_kb / 1024.0);
+  // Simulated transactions over the whole run (warm-up included) per wall second and per CPU second
+  // of the point's process (one core; the CPU figure does not depend on other load on the machine).
+  double simulated_txn = f.tps * f.simulated_s;
+  std::printf("%-44s %s  wall %.2f s  cpu %.2f s  simulated %.2f s  tps %.0f  simulated txn per wall s %.0f  per cpu s %.0f  "
+              "peak RSS %.0f MiB\n",
+              label, f.ok ? "ok " : "ERR", f.wall_s, f.cpu_s, f.simulated_s, f.tps, simulated_txn / f.wall_s,
+              simulated_txn / std::max(f.cpu_s, 1e-9), f.max_rss_kb / 1024.0);
 }
 
 }  // namespace
@@ -83,9 +101,11 @@ int run_bench(bool matrix, int jobs) {
     //    the GreatSQL 5.7 / 8.0 profiles exist (one profile today: 40 of the 80 points).
     auto points = load_scenarios(seed000, {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
     auto start = std::chrono::steady_clock::now();
+    double cpu_before = children_cpu_s();
     run_points(points, jobs);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("seed-000 matrix: %zu points with --jobs %d in %.1f s\n", points.size(), jobs, wall);
+    std::printf("seed-000 matrix: %zu points with --jobs %d in %.1f s (cpu %.1f s over all points)\n", points.size(), jobs,
+                wall, children_cpu_s() - cpu_before);
   } else {
     std::printf("(add --matrix for the seed-000 matrix)\n");
   }

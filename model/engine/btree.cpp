@@ -41,19 +41,26 @@ std::uint32_t IndexGeometry::leaf_of(std::uint64_t position) const {
   return first_page + static_cast<std::uint32_t>(std::min<std::uint64_t>(position / entries_per_leaf(), leaf_pages - 1));
 }
 
-void IndexGeometry::path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const {
+int IndexGeometry::path_to(std::uint64_t position, std::uint32_t* out) const {
   // Pages are numbered level by level from the leaves; the parent of page j is page j / fanout of
-  // the level above.
-  std::uint64_t j = std::min<std::uint64_t>(position / entries_per_leaf(), leaf_pages - 1);
-  std::uint32_t ids[16];
+  // the level above. A leaf number fits 32 bits, so the levels above divide in 32 bits.
+  auto j = static_cast<std::uint32_t>(std::min<std::uint64_t>(position / entries_per_leaf(), leaf_pages - 1));
+  std::uint32_t ids[kMaxHeight];
   std::uint32_t level_start = first_page;
-  size_t levels = std::min<size_t>(level_pages.size(), 16);
-  for (size_t l = 0; l < levels; ++l) {
-    ids[l] = level_start + static_cast<std::uint32_t>(std::min<std::uint64_t>(j, level_pages[l] - 1));
+  int levels = std::min(height(), kMaxHeight);
+  for (int l = 0; l < levels; ++l) {
+    ids[l] = level_start + std::min(j, level_pages[l] - 1);
     level_start += level_pages[l];
     j /= fanout;
   }
-  for (size_t l = levels; l-- > 0;) out.push_back(ids[l]);
+  for (int l = 0; l < levels; ++l) out[l] = ids[levels - 1 - l];
+  return levels;
+}
+
+void IndexGeometry::path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const {
+  std::uint32_t ids[kMaxHeight];
+  int n = path_to(position, ids);
+  out.insert(out.end(), ids, ids + n);
 }
 
 TableShape sysbench_table_shape(std::uint64_t rows, double page_bytes) {

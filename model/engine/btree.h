@@ -21,6 +21,9 @@ struct IndexGeometry {
   std::uint32_t per_leaf_ = 0;  // entries_per_leaf, fixed once the index is built (it is on the hot path)
   // Pages from root to the leaf holding entry `position` (0-based), appended to `out`.
   void path_to(std::uint64_t position, std::vector<std::uint32_t>& out) const;
+  // The same into `out` (at least kMaxHeight entries, no allocation); returns the number of pages.
+  static constexpr int kMaxHeight = 16;
+  int path_to(std::uint64_t position, std::uint32_t* out) const;
   // Leaves beyond the first that `rows` consecutive entries from `position` span (range scans).
   std::uint32_t extra_leaves(std::uint64_t position, std::uint32_t rows) const {
     std::uint32_t per_leaf = entries_per_leaf();

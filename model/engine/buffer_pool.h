@@ -4,7 +4,7 @@
 // a young page moves to the head only when it has drifted into the older part of the young sublist,
 // InnoDB's buf_page_peek_if_too_old), dirty pages and the flush list ordered by first modification.
 //
-// Every page of the data set has a slot (17 bytes): 12M pages (the 186 GB seed) take ~200 MB, so the
+// Every page of the data set has a slot (24 bytes): 12M pages (the 186 GB seed) take ~290 MB, so the
 // LRU is exact, not sampled. A hit is a few array operations and no simulation event.
 #pragma once
 #include <cstdint>
@@ -21,9 +21,11 @@ public:
 
   // Looks the page up; on a hit updates the LRU and returns true.
   bool touch(std::uint32_t page, double now_s);
-  bool resident(std::uint32_t page) const { return state_[page] & kResident; }
-  bool in_flight(std::uint32_t page) const { return state_[page] & kInFlight; }
-  bool dirty(std::uint32_t page) const { return state_[page] & kDirty; }
+  // Starts loading a page's slot into the cache (for loops that know their next pages).
+  void prefetch(std::uint32_t page) const { __builtin_prefetch(&slots_[page]); }
+  bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
+  bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
+  bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
 
   // Frames.
   std::uint32_t frames() const { return frames_; }
@@ -31,14 +33,19 @@ public:
   std::uint32_t resident_pages() const { return lru_length_; }
   // Places a page that is being read at the head of the old sublist (takes a free frame).
   void insert_reading(std::uint32_t page, double now_s);
-  void read_done(std::uint32_t page) { state_[page] &= ~kInFlight; }
+  void read_done(std::uint32_t page) {
+    slots_[page].state &= ~kInFlight;
+    forget_scan_if_evictable(page);
+  }
   // Removes a clean page from the LRU and frees its frame.
   void evict(std::uint32_t page);
   // The LRU tail, and walking towards the head (kNone past the end).
   std::uint32_t lru_tail() const { return tail_; }
-  std::uint32_t lru_previous(std::uint32_t page) const { return prev_[page]; }
-  // A clean, evictable page within `depth` pages of the tail, or kNone.
-  std::uint32_t find_clean_near_tail(std::uint32_t depth) const;
+  std::uint32_t lru_previous(std::uint32_t page) const { return slots_[page].prev; }
+  // A clean, evictable page within `depth` pages of the tail, or kNone. Called on every miss once
+  // the free list is empty, while the tail is often all dirty: the pages already found not evictable
+  // are remembered (see tail_scanned_), so a call does not walk them again.
+  std::uint32_t find_clean_near_tail(std::uint32_t depth);
   // The dirty pages (not being written) within `depth` pages of the tail.
   void dirty_near_tail(std::uint32_t depth, std::vector<std::uint32_t>& out) const;
 
@@ -46,8 +53,15 @@ public:
   void mark_dirty(std::uint32_t page, std::uint64_t lsn);
   void mark_clean(std::uint32_t page);
   // A page being written stays readable but cannot be evicted or written again.
-  void set_write_fix(std::uint32_t page, bool on) { on ? state_[page] |= kWriteFix : state_[page] &= ~kWriteFix; }
-  bool write_fixed(std::uint32_t page) const { return state_[page] & kWriteFix; }
+  void set_write_fix(std::uint32_t page, bool on) {
+    if (on) {
+      slots_[page].state |= kWriteFix;
+    } else {
+      slots_[page].state &= ~kWriteFix;
+      forget_scan_if_evictable(page);
+    }
+  }
+  bool write_fixed(std::uint32_t page) const { return slots_[page].state & kWriteFix; }
   std::uint32_t dirty_pages() const { return dirty_count_; }
   // Oldest modification among dirty pages (kNoLsn when none).
   static constexpr std::uint64_t kNoLsn = ~0ull;
@@ -66,18 +80,35 @@ public:
   // Pre-loads pages without timing (functional warm-up), oldest first.
   void preload(std::uint32_t page, double now_s);
 
+  // Whether the remembered tail scan matches the LRU list (a check for tests; walks the list).
+  bool tail_scan_consistent() const;
+
 private:
-  enum : std::uint8_t { kResident = 1, kOld = 2, kDirty = 4, kInFlight = 8, kWriteFix = 16 };
+  // kTailScanned: the page is in the run of pages at the LRU tail known not to be evictable.
+  enum : std::uint8_t { kResident = 1, kOld = 2, kDirty = 4, kInFlight = 8, kWriteFix = 16, kTailScanned = 32 };
+  static constexpr std::uint8_t kPinned = kDirty | kInFlight | kWriteFix;  // not evictable
   void unlink(std::uint32_t page);
+  // Keeps the tail scan exact when `page` was linked into the list or became evictable.
+  void note_linked(std::uint32_t page);
+  void forget_scan_if_evictable(std::uint32_t page) {
+    if ((slots_[page].state & kTailScanned) && !(slots_[page].state & kPinned)) drop_scan_from(page, slots_[page].next);
+  }
+  // Ends the scanned run before `first_dropped` (which is scanned), at `new_last` (kNone: empty).
+  void drop_scan_from(std::uint32_t first_dropped, std::uint32_t new_last);
   void link_head(std::uint32_t page);
   void link_before_old(std::uint32_t page);
   void rebalance_old();
 
-  std::vector<std::uint32_t> prev_, next_;  // toward head / toward tail
-  std::vector<std::uint8_t> state_;
-  std::vector<float> first_access_s_;        // for old_blocks_time
-  std::vector<std::uint32_t> young_clock_;   // freed_page_clock when last made young
-  std::vector<std::uint32_t> dirty_generation_;
+  // One slot per page, its fields together: a touch, an LRU move or a dirtying reads one or two
+  // cache lines of a page's slot instead of one per field (the arrays are far larger than the cache).
+  struct Slot {
+    std::uint32_t prev = kNone, next = kNone;  // toward head / toward tail
+    float first_access_s = 0;                  // for old_blocks_time
+    std::uint32_t young_clock = 0;             // freed_page_clock when last made young
+    std::uint32_t dirty_generation = 0;
+    std::uint8_t state = 0;
+  };
+  std::vector<Slot> slots_;
   struct FlushEntry {
     std::uint32_t page;
     std::uint32_t generation;
@@ -89,6 +120,10 @@ private:
   std::uint32_t head_ = kNone, tail_ = kNone, old_ = kNone;
   std::uint32_t lru_length_ = 0, old_length_ = 0, dirty_count_ = 0;
   std::uint32_t freed_page_clock_ = 0;
+  // The run of tail_scanned_ pages from the LRU tail up to tail_scan_last_ (kNone when empty) is
+  // known not to be evictable; its pages carry kTailScanned. A page leaving the run (unlinked, or
+  // made evictable) shortens it, so find_clean_near_tail resumes where the last walk stopped.
+  std::uint32_t tail_scanned_ = 0, tail_scan_last_ = kNone;
   double old_ratio_, old_blocks_time_s_;
 };
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/wait.h"
+
 namespace poolsim {
 
 namespace sg = simgrid::s4u;
@@ -54,7 +56,7 @@ private:
   IoTiming wait(double done_s) {
     IoTiming t;
     t.device_s = done_s - now();
-    sg::this_actor::sleep_until(done_s);
+    wait_until(done_s);
     return t;
   }
   std::vector<NvmeDevice*> members_;
@@ -90,7 +92,7 @@ public:
     t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
-    sg::this_actor::sleep_until(back);
+    wait_until(back);
     return t;
   }
 
@@ -107,7 +109,7 @@ public:
     t.network_s += (at_target - issued) + (completed - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
-    sg::this_actor::sleep_until(completed);
+    wait_until(completed);
     return t;
   }
 
@@ -128,7 +130,7 @@ public:
         t.device_s = done - processed;
       }
     }
-    sg::this_actor::sleep_until(completed);
+    wait_until(completed);
     return t;
   }
 
@@ -284,7 +286,7 @@ Platform::~Platform() = default;
 void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
   if (idle_extra_s > 0 && node.cores->idle_at(std::max(ready_s, now()))) reference_s += idle_extra_s;
   if (reference_s <= 0) {
-    if (ready_s > now()) sg::this_actor::sleep_until(ready_s);
+    if (ready_s > now()) wait_until(ready_s);
     return;
   }
   node.cpu_busy_s += reference_s;
@@ -292,7 +294,7 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
   double left_s = reference_s / node.core_speed;
   while (left_s > 0) {
     double slice = std::min(left_s, node.time_slice_s);
-    sg::this_actor::sleep_until(node.cores->book(std::max(ready_s, now()), slice).end_s);
+    wait_until(node.cores->book(std::max(ready_s, now()), slice).end_s);
     left_s -= slice;
   }
 }

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
-#include <map>
+#include <cstddef>
 #include <vector>
 
 namespace poolsim {
@@ -71,18 +71,29 @@ class GapServer {
 public:
   // Books `service_s` at the first gap >= ready_s; `now_s` lets it forget intervals already past.
   double book(double now_s, double ready_s, double service_s) {
-    while (!busy_.empty() && busy_.begin()->second <= now_s) busy_.erase(busy_.begin());
+    // Intervals are sorted and disjoint, so those already past are a prefix.
+    while (first_ < busy_.size() && busy_[first_].end_s <= now_s) ++first_;
+    if (first_ == busy_.size()) {
+      busy_.clear();
+      first_ = 0;
+    } else if (first_ > 64 && first_ * 2 > busy_.size()) {
+      busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
+    }
     double start = ready_s;
-    auto it = busy_.upper_bound(start);
-    if (it != busy_.begin()) {
-      auto previous = std::prev(it);
-      start = std::max(start, previous->second);
+    // The first interval starting after `start` (bookings cluster near the end: search from there).
+    size_t i = busy_.size();
+    while (i > first_ && busy_[i - 1].start_s > start) --i;
+    if (i > first_) start = std::max(start, busy_[i - 1].end_s);
+    while (i < busy_.size() && busy_[i].start_s < start + service_s) {
+      start = std::max(start, busy_[i].end_s);
+      ++i;
     }
-    while (it != busy_.end() && it->first < start + service_s) {
-      start = std::max(start, it->second);
-      ++it;
-    }
-    busy_.emplace(start, start + service_s);
+    // A booking starting where a recorded one starts (possible only with empty bookings) is not
+    // recorded twice: intervals are keyed by their start.
+    bool recorded = (i < busy_.size() && busy_[i].start_s == start) || (i > first_ && busy_[i - 1].start_s == start);
+    if (!recorded)
+      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{start, start + service_s});
     busy_s_ += service_s;
     return start + service_s;
   }
@@ -90,7 +101,11 @@ public:
   void reset_counters() { busy_s_ = 0; }
 
 private:
-  std::map<double, double> busy_;  // start -> end, non-overlapping
+  struct Interval {
+    double start_s, end_s;
+  };
+  std::vector<Interval> busy_;  // busy_[first_..] are the intervals not yet past, by start, disjoint
+  size_t first_ = 0;
   double busy_s_ = 0;
 };
 

@@ -99,16 +99,24 @@ SysbenchMix::SysbenchMix(const SysbenchOptions& options) : o_(options), keys_(op
   if (writes) writes_ = o_.index_updates + o_.non_index_updates + 2 * o_.delete_inserts;
   if (t == "oltp_point_select") reads_ = 1;
   if (t == "oltp_update_index" || t == "oltp_update_non_index" || t == "oltp_insert") writes_ = 1;
+  single_ = t == "oltp_point_select"       ? Single::PointSelect
+            : t == "oltp_update_index"     ? Single::UpdateIndex
+            : t == "oltp_update_non_index" ? Single::UpdateNonIndex
+            : t == "oltp_insert"           ? Single::Insert
+                                           : Single::None;
+  trx_ = trx;
+  read_groups_ = t != "oltp_write_only";
+  write_groups_ = t != "oltp_read_only";
+  table_per_group_ = o_.version != "0.5";
 }
 
 void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const {
   out.clear();
-  const auto& t = o_.test;
   const std::uint64_t n = o_.table_size;
   // 1.0.20 draws the table once per statement group (execute_point_selects, each range kind, ...);
   // 0.5 once per transaction.
   std::uint32_t group_table = static_cast<std::uint32_t>(rng() % o_.tables);
-  auto new_group = [&] { if (o_.version != "0.5") group_table = static_cast<std::uint32_t>(rng() % o_.tables); };
+  auto new_group = [&] { if (table_per_group_) group_table = static_cast<std::uint32_t>(rng() % o_.tables); };
   auto table = [&] { return group_table; };
   auto id = [&] { return keys_.draw(rng) - 1; };
   auto any_k = [&] { return rng() % n; };  // k was filled uniformly at prepare time
@@ -119,13 +127,15 @@ void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const 
       s.id = std::min<std::uint64_t>(s.id, n > rows ? n - rows : 0);
     out.push_back(s);
   };
-  bool trx = !o_.skip_trx && (t == "oltp_read_write" || t == "oltp_read_only" || t == "oltp_write_only" || t == "oltp");
-  if (t == "oltp_point_select") return add(StatementKind::PointSelect);
-  if (t == "oltp_update_index") return add(StatementKind::IndexUpdate);
-  if (t == "oltp_update_non_index") return add(StatementKind::NonIndexUpdate);
-  if (t == "oltp_insert") return add(StatementKind::Insert);
-  if (trx) add(StatementKind::Begin);
-  if (t != "oltp_write_only") {
+  switch (single_) {
+    case Single::PointSelect: return add(StatementKind::PointSelect);
+    case Single::UpdateIndex: return add(StatementKind::IndexUpdate);
+    case Single::UpdateNonIndex: return add(StatementKind::NonIndexUpdate);
+    case Single::Insert: return add(StatementKind::Insert);
+    case Single::None: break;
+  }
+  if (trx_) add(StatementKind::Begin);
+  if (read_groups_) {
     new_group();
     for (int i = 0; i < o_.point_selects; ++i) add(StatementKind::PointSelect);
     new_group();
@@ -137,7 +147,7 @@ void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const 
     new_group();
     for (int i = 0; i < o_.distinct_ranges; ++i) add(StatementKind::DistinctRange, o_.range_size);
   }
-  if (t != "oltp_read_only") {
+  if (write_groups_) {
     new_group();
     for (int i = 0; i < o_.index_updates; ++i) add(StatementKind::IndexUpdate);
     new_group();
@@ -151,7 +161,7 @@ void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const 
       out.push_back(insert);
     }
   }
-  if (trx) add(StatementKind::Commit);
+  if (trx_) add(StatementKind::Commit);
 }
 
 }  // namespace poolsim

@@ -73,6 +73,10 @@ private:
   SysbenchOptions o_;
   KeyDistribution keys_;
   int reads_ = 0, writes_ = 0, others_ = 0;
+  // The test's shape, resolved once from its name (next() runs once per transaction).
+  enum class Single { None, PointSelect, UpdateIndex, UpdateNonIndex, Insert };
+  Single single_ = Single::None;  // a one-statement test
+  bool trx_ = false, read_groups_ = false, write_groups_ = false, table_per_group_ = true;
 };
 
 }  // namespace poolsim
