@@ -245,7 +245,9 @@ TEST(Database, SinglePageFlushIsTheVersionsFreePagePolicy) {
   ASSERT_GT(waits["free_page_waits_per_s"].get<double>(), 0);
   EXPECT_DOUBLE_EQ(waits["single_page_flushes_per_s"].get<double>(), 0.0);
   EXPECT_GT(single["single_page_flushes_per_s"].get<double>(), 0);
-  // Every page still goes through the doublewrite buffer (batches straddling the window's ends aside).
+  // Every page still goes through the doublewrite buffer: the two counts differ only by the batch in
+  // flight at each end of the measured window (at most 120 pages, InnoDB's doublewrite batch).
   double data = single["data_page_writes_per_txn"].get<double>();
-  EXPECT_NEAR(single["doublewrite_pages_per_txn"].get<double>(), data, 0.02 * data);
+  double batch_per_txn = 120.0 / points[1]["transactions"].get<double>();
+  EXPECT_NEAR(single["doublewrite_pages_per_txn"].get<double>(), data, 2 * batch_per_txn);
 }
