@@ -133,16 +133,8 @@ std::pair<double, double> shape_units_split(const Trace& t) {
 
 double shape_units_per_txn(const Trace& t) {
   // The mix of the trace's test and counts, in shape units.
-  SysbenchOptions o = sysbench_options_for(t);
-  o.tables = 1;
-  o.table_size = 1000;
-  SysbenchMix mix(o);
-  std::mt19937_64 rng(1);
-  std::vector<Statement> statements;
-  mix.next(rng, statements);
-  double units = 0;
-  for (const auto& s : statements) units += kStatementShape.at(statement_name(s.kind));
-  return units;
+  auto [selects, others] = shape_units_split(t);
+  return selects + others;
 }
 
 std::string fmt_us(double seconds) {
