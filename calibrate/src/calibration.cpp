@@ -131,12 +131,6 @@ std::pair<double, double> shape_units_split(const Trace& t) {
   return units;
 }
 
-double shape_units_per_txn(const Trace& t) {
-  // The mix of the trace's test and counts, in shape units.
-  auto [selects, others] = shape_units_split(t);
-  return selects + others;
-}
-
 std::string fmt_us(double seconds) {
   std::ostringstream out;
   out << std::setprecision(4) << seconds * 1e6 << "us";
