@@ -228,6 +228,12 @@ void InnodbServer::get_free_frame(ClientThread& t) {
   t.breakdown.free_page_wait_s += now() - start;
 }
 
+void InnodbServer::fsync_data_file() {
+  platform_.compute(node_, node_.storage->host_cpu_per_flush_s());  // the kernel's fsync path
+  node_.storage->flush();
+  ++counters.data_fsyncs;
+}
+
 void InnodbServer::single_page_flush() {
   // buf_flush_single_page_from_LRU: from the tail, free the first clean page or write the first dirty
   // one synchronously: through a single-page doublewrite slot (written and fsynced), then in place
@@ -245,15 +251,11 @@ void InnodbServer::single_page_flush() {
   platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s());
   if (doublewrite_on()) {
     node_.storage->write(doublewrite_offset_, config_.page_bytes);
-    platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
-    node_.storage->flush();
-    ++counters.data_fsyncs;
+    fsync_data_file();
     ++counters.doublewrite_pages;
   }
   node_.storage->write(page_offset(page), config_.page_bytes);
-  platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
-  node_.storage->flush();
-  ++counters.data_fsyncs;
+  fsync_data_file();
   ++counters.page_writes;
   pool_.set_write_fix(page, false);
   pool_.mark_clean(page);
@@ -476,9 +478,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     for (size_t i = 0; i < pages.size(); i += kDoublewriteBatchPages) {
       size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
       node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
-      platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
-      node_.storage->flush();
-      ++counters.data_fsyncs;
+      fsync_data_file();
       counters.doublewrite_pages += n;
     }
   }
@@ -506,12 +506,8 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   // Then every tablespace the batch wrote is fsynced, one file after the other (fil_flush_file_spaces).
   std::vector<bool> written(layout_.tables(), false);
   for (auto p : pages) written[layout_.table_of(p)] = true;
-  for (bool file : written) {
-    if (!file) continue;
-    platform_.compute(node_, node_.storage->host_cpu_per_flush_s());
-    node_.storage->flush();
-    ++counters.data_fsyncs;
-  }
+  for (bool file : written)
+    if (file) fsync_data_file();
   if (doublewrite && doublewrite_slots_) doublewrite_slots_->release();
   counters.page_writes += pages.size();
   for (auto p : pages) {

@@ -104,6 +104,8 @@ private:
   bool evict_clean_near_tail(std::uint32_t depth);
   // A user thread writes one page from the LRU tail itself (SinglePageFlush policy).
   void single_page_flush();
+  // An fsync of a data file (doublewrite area or tablespace): the thread's CPU, then the device flush.
+  void fsync_data_file();
   std::uint32_t lru_free_target() const;
   bool doublewrite_on() const { return config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes()); }
   void lock_row(ClientThread& t, std::uint64_t key);
