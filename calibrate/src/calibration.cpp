@@ -447,7 +447,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   if (host_wide)
     report << "  (host-wide CPU from iostat: the client and the monitoring tools run on the same host and are"
               " inside the statement costs; client CPU is not fitted separately)\n";
-  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes) + w x statements x idle share + k x max(0, threads - cores)\n";
+  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes + doublewrite pages) + w x statements x idle share + k x max(0, threads - cores)\n";
   if (split)
     report << "    S = u_r x shape units of the mix's SELECTs + u_w x those of its other statements: u_r = " << fmt_us(beta(0))
            << " +- " << fmt_us(sigma(0)) << ", u_w = " << fmt_us(write_unit_s) << " +- " << fmt_us(sigma(write_column)) << " per unit";

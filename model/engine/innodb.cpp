@@ -250,6 +250,7 @@ void InnodbServer::single_page_flush() {
   pool_.set_write_fix(page, true);
   platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s());
   if (doublewrite_on()) {
+    platform_.compute(node_, node_.storage->host_cpu_per_io_s());  // the doublewrite copy's IO path
     node_.storage->write(doublewrite_offset_, config_.page_bytes);
     fsync_data_file();
     ++counters.doublewrite_pages;
@@ -474,7 +475,10 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   if (doublewrite && doublewrite_slots_) doublewrite_slots_->acquire();
   if (doublewrite) {
     // Pages go first to the doublewrite area in one sequential write per batch, which is fsynced
-    // before the pages are written in place.
+    // before the pages are written in place. Each page costs the storage path's CPU there too: the
+    // calibration's per-IO CPU is fitted per page read, written and doublewritten
+    // (calibrate/src/calibration.cpp), so the model charges the same count.
+    platform_.compute(node_, node_.storage->host_cpu_per_io_s() * pages.size());
     for (size_t i = 0; i < pages.size(); i += kDoublewriteBatchPages) {
       size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
       node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
