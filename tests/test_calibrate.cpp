@@ -90,6 +90,43 @@ TEST(Trace, MalformedStatusLineNamesFileAndLine) {
   EXPECT_CONTAINS(e, "s.tsv:2");
 }
 
+TEST(Trace, ParsesDiskstatsOfOldAndNewKernels) {
+  // 5.5+ kernels: 17 counters (the last two: flushes and ms flushing); before 4.18: 11.
+  auto d = parse_diskstats("   7       0 loop0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+                           " 254       0 vda 100 5 3200 50 40 1 640 80 0 120 130 0 0 0 0 20 10\n"
+                           "   8       0 sda 10 0 160 7 4 0 64 8 0 12 15\n",
+                           "diskstats.txt");
+  ASSERT_EQ(d.count("vda"), 1u);
+  EXPECT_EQ(d["vda"].reads, 100u);
+  EXPECT_EQ(d["vda"].read_ms, 50u);
+  EXPECT_EQ(d["vda"].writes, 40u);
+  EXPECT_EQ(d["vda"].write_ms, 80u);
+  EXPECT_EQ(d["vda"].flushes.value_or(0), 20u);
+  EXPECT_EQ(d["vda"].flush_ms.value_or(0), 10u);
+  EXPECT_FALSE(d["sda"].flushes.has_value());
+}
+
+TEST(Trace, MalformedDiskstatsNamesFileAndLine) {
+  auto e = error_of([] { parse_diskstats(" 254 0 vda 1 2 3 4 5 6 7 8 9 10 11\n 254 0 vdb 1 2 3\n", "d.txt"); });
+  EXPECT_CONTAINS(e, "d.txt:2");
+  e = error_of([] { parse_diskstats(" 254 0 vda 1 2 3 4 5 6 7 8 x 10 11\n", "d.txt"); });
+  EXPECT_CONTAINS(e, "d.txt:1");
+  EXPECT_CONTAINS(e, "not a number");
+}
+
+TEST(Trace, DeviceAwaitOfACommittedTraceIsTheBlockLayersMeanPerRequest) {
+  // disk-bp1G-t4: vda's read ms / reads, write ms / writes, flush ms / flushes over the run.
+  auto t = load_trace(kTraces + "/local-vm/disk-bp1G-t4");
+  auto a = t.device_await("vda");
+  ASSERT_TRUE(a.has_value());
+  ASSERT_TRUE(a->read_s && a->write_s && a->flush_s);
+  EXPECT_NEAR(*a->read_s * 1e6, 146.7, 0.1);   // (5277413 - 5246214) ms / (13117916 - 12905229) reads
+  EXPECT_NEAR(*a->flush_s * 1e6, 368.2, 0.1);  // (754717 - 746558) ms / (932277 - 910119) flushes
+  // Every flush the block layer saw is one of the server's fsyncs (Innodb_data_fsyncs).
+  EXPECT_NEAR(a->flushes_per_s * t.meta["capture"]["window_s"].as<double>(), t.status_after.at("Innodb_data_fsyncs") - t.status_before.at("Innodb_data_fsyncs"), 0.5);
+  EXPECT_FALSE(t.device_await("nvme9n1").has_value());
+}
+
 TEST(Trace, BadMetaNamesKeyAndLine) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t16", "bad-meta");
   std::string meta = dir + "/meta.yaml";
@@ -129,7 +166,12 @@ TEST(Calibrate, FitsAndValidatesEndToEnd) {
   // A device the fit never saw (the disk, after a tmpfs-only fit) is modelled from the trace's fio.
   auto unseen = run_cli("validate --profile " + out + " " + set + "disk-bp3G-t4 --format json --duration 4");
   ASSERT_EQ(unseen.exit_code, 0) << unseen.err;
-  EXPECT_GT(nlohmann::json::parse(unseen.out)["rows"][0]["predicted"]["tps"].get<double>(), 0);
+  auto unseen_row = nlohmann::json::parse(unseen.out)["rows"][0];
+  EXPECT_GT(unseen_row["predicted"]["tps"].get<double>(), 0);
+  // The block layer's flush await (diskstats) beside the simulated device's: every commit fsyncs.
+  ASSERT_TRUE(unseen_row.contains("device_await_us")) << unseen_row.dump();
+  EXPECT_GT(unseen_row["device_await_us"]["flush"]["measured"].get<double>(), 0);
+  EXPECT_GT(unseen_row["device_await_us"]["flush"]["predicted"].get<double>(), 0);
   // A threshold below the error exits 1.
   auto strict = run_cli("validate --profile " + out + " " + set + "tmpfs-bp1G-t1 --duration 4 --max-error 0.0001");
   EXPECT_EQ(strict.exit_code, 1);

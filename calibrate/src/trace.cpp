@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -134,6 +135,49 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     if (end != value.c_str() && *end == '\0') values[name] = v;  // non-numeric status values are skipped
   }
   return values;
+}
+
+std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file) {
+  std::map<std::string, DiskStats> out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    std::istringstream f(line);
+    std::vector<std::string> fields;
+    for (std::string w; f >> w;) fields.push_back(w);
+    if (fields.empty()) continue;
+    // major minor name, then 11 (old kernels), 15 (4.18+: discards) or 17 (5.5+: flushes) counters.
+    const size_t counters = fields.size() < 3 ? 0 : fields.size() - 3;
+    if (counters != 11 && counters != 15 && counters != 17)
+      throw InputError({file, n, 0}, "", "expected 'major minor name' and 11, 15 or 17 counters, found " +
+                                            std::to_string(fields.size()) + " fields (a truncated /proc/diskstats?)");
+    std::vector<std::uint64_t> v;
+    for (size_t i = 3; i < fields.size(); ++i) {
+      char* end = nullptr;
+      errno = 0;
+      unsigned long long x = std::strtoull(fields[i].c_str(), &end, 10);
+      if (end == fields[i].c_str() || *end != '\0' || errno != 0)
+        throw InputError({file, n, 0}, "", "counter " + std::to_string(i - 2) + " of " + fields[2] + " is not a number: '" + fields[i] + "'");
+      v.push_back(x);
+    }
+    DiskStats d;
+    d.reads = v[0];
+    d.read_sectors = v[2];
+    d.read_ms = v[3];
+    d.writes = v[4];
+    d.write_sectors = v[6];
+    d.write_ms = v[7];
+    d.io_ms = v[9];
+    d.weighted_ms = v[10];
+    if (counters == 17) {
+      d.flushes = v[15];
+      d.flush_ms = v[16];
+    }
+    out[fields[2]] = d;
+  }
+  return out;
 }
 
 IostatLog parse_iostat(const std::string& text, const std::string& file) {
@@ -288,6 +332,29 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
   return (a->second - b->second) / transactions;
 }
 
+std::optional<DeviceAwait> Trace::device_await(const std::string& device) const {
+  auto a = diskstats_after.find(device), b = diskstats_before.find(device);
+  if (a == diskstats_after.end() || b == diskstats_before.end()) return std::nullopt;
+  double window_s = sysbench.total_time_s;
+  if (meta["capture"] && meta["capture"]["window_s"]) window_s = meta["capture"]["window_s"].as<double>();
+  if (window_s <= 0) return std::nullopt;
+  const DiskStats &x = a->second, &y = b->second;
+  auto mean = [](std::uint64_t count, std::uint64_t ms) -> std::optional<double> {
+    if (count == 0) return std::nullopt;
+    return static_cast<double>(ms) * 1e-3 / static_cast<double>(count);
+  };
+  DeviceAwait d;
+  d.read_s = mean(x.reads - y.reads, x.read_ms - y.read_ms);
+  d.write_s = mean(x.writes - y.writes, x.write_ms - y.write_ms);
+  d.reads_per_s = static_cast<double>(x.reads - y.reads) / window_s;
+  d.writes_per_s = static_cast<double>(x.writes - y.writes) / window_s;
+  if (x.flushes && y.flushes && x.flush_ms && y.flush_ms) {
+    d.flush_s = mean(*x.flushes - *y.flushes, *x.flush_ms - *y.flush_ms);
+    d.flushes_per_s = static_cast<double>(*x.flushes - *y.flushes) / window_s;
+  }
+  return d;
+}
+
 Trace load_trace(const std::string& dir) {
   Trace t;
   t.dir = dir;
@@ -308,6 +375,10 @@ Trace load_trace(const std::string& dir) {
   }
   auto iostat = fs::path(dir) / "iostat.txt";
   if (fs::exists(iostat)) t.iostat = parse_iostat(slurp(iostat.string()), iostat.string());
+  for (const char* which : {"diskstats_before.txt", "diskstats_after.txt"}) {
+    auto p = fs::path(dir) / which;
+    if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp(p.string()), p.string());
+  }
   auto fio_dir = fs::path(dir) / "fio";
   if (fs::is_directory(fio_dir)) {
     std::vector<fs::path> files;

@@ -56,6 +56,21 @@ struct IostatLog {
   IostatReport run_mean() const;
 };
 
+// /proc/diskstats (Documentation/admin-guide/iostats.rst): per device the cumulative counters after
+// major, minor and name; kernels before 4.18 have 11 fields, 5.5+ 17 (discards, then flushes).
+struct DiskStats {
+  std::uint64_t reads = 0, read_ms = 0, writes = 0, write_ms = 0, io_ms = 0, weighted_ms = 0;
+  std::uint64_t read_sectors = 0, write_sectors = 0;
+  std::optional<std::uint64_t> flushes, flush_ms;  // 5.5+ kernels only
+};
+
+// Mean time per request the block layer saw for one device over a run (after - before), in seconds;
+// nullopt where the run made no such request or the kernel does not count it.
+struct DeviceAwait {
+  std::optional<double> read_s, write_s, flush_s;
+  double reads_per_s = 0, writes_per_s = 0, flushes_per_s = 0;
+};
+
 struct Trace {
   std::string dir;
   YAML::Node meta;  // validated, with defaults
@@ -63,9 +78,15 @@ struct Trace {
   std::map<std::string, double> status_before, status_after;
   std::vector<FioResult> fio;
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
+  std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
   // Status counter delta per transaction (nullopt when not recorded).
   std::optional<double> per_txn(const std::string& counter) const;
+  // The block layer's mean await of `device` over the run (diskstats after - before, divided by
+  // the measured window capture.window_s, else the sysbench run time); nullopt without diskstats.
+  std::optional<DeviceAwait> device_await(const std::string& device) const;
 };
+
+std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file);
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file);
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);

@@ -179,6 +179,29 @@ double parse_measured(const std::string& text, const std::string& path, int line
 
 }  // namespace
 
+// The trace's measured device awaits: /proc/diskstats of its storage.device, else the iostat mean
+// of its RAID members (r_await, w_await; iostat has no flush await).
+static std::optional<DeviceAwait> measured_await(const Trace& t) {
+  const auto& storage = t.meta["storage"];
+  if (storage["device"] && storage["device"].IsScalar())
+    if (auto d = t.device_await(storage["device"].Scalar())) return d;
+  if (!t.iostat || !storage["members"] || !storage["members"].IsSequence() || storage["members"].size() == 0) return std::nullopt;
+  auto mean = t.iostat->run_mean();
+  double r = 0, w = 0;
+  int n = 0;
+  for (const auto& m : storage["members"]) {
+    auto dev = mean.devices.find(m.Scalar());
+    if (dev == mean.devices.end() || !dev->second.count("r_await") || !dev->second.count("w_await")) return std::nullopt;
+    r += dev->second.at("r_await");
+    w += dev->second.at("w_await");
+    ++n;
+  }
+  DeviceAwait d;
+  d.read_s = r / n * 1e-3;
+  d.write_s = w / n * 1e-3;
+  return d;
+}
+
 nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, const ValidationOptions& options) {
   if (options.profile.empty()) throw InputError({"--profile", 0, 0}, "profile", "validating traces needs a profile");
   std::string devices = devices_for(options);
@@ -229,6 +252,19 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
         {"doublewrite_pages", {{"measured", counter("Innodb_dblwr_pages_written")}, {"predicted", db["doublewrite_pages_per_txn"]}}},
         {"fsyncs", {{"measured", counter("Innodb_data_fsyncs")}, {"predicted", db["fsyncs_per_txn"]}}},
         {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}}};
+    if (auto await = measured_await(traces[i]); await && r.contains("devices") && !r["devices"].empty()) {
+      // The block layer's mean await against the simulated device's (the first device of the first
+      // compute node: the trace's storage), per request kind, in microseconds.
+      const auto& dev = r["devices"][0];
+      nlohmann::ordered_json a = nlohmann::ordered_json::object();
+      auto add = [&](const char* kind, const std::optional<double>& measured_s, const char* key) {
+        if (measured_s) a[kind] = {{"measured", *measured_s * 1e6}, {"predicted", dev.value(key, 0.0)}};
+      };
+      add("read", await->read_s, "read_await_us");
+      add("write", await->write_s, "write_await_us");
+      add("flush", await->flush_s, "flush_await_us");
+      if (!a.empty()) row["device_await_us"] = a;
+    }
     row["predicted_breakdown_ms"] = r["breakdown_ms"];
     row["predicted_cpu_utilisation"] = r["cpus"][0]["utilisation"];
     rows.push_back(row);

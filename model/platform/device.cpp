@@ -54,6 +54,7 @@ double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) 
   ++counters_.reads;
   counters_.read_bytes += bytes;
   counters_.response_s += done - now_s;
+  counters_.read_response_s += done - now_s;
   return done;
 }
 
@@ -81,6 +82,7 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
   ++counters_.writes;
   counters_.write_bytes += bytes;
   counters_.response_s += done - now_s;
+  counters_.write_response_s += done - now_s;
   return done;
 }
 
@@ -89,6 +91,7 @@ double NvmeDevice::flush(double now_s) {
   double done = start + sample(spec_.flush_latency_s);
   ++counters_.flushes;
   counters_.response_s += done - now_s;
+  counters_.flush_response_s += done - now_s;
   return done;
 }
 

@@ -69,6 +69,7 @@ public:
     std::uint64_t reads = 0, writes = 0, flushes = 0;
     double read_bytes = 0, write_bytes = 0;
     double response_s = 0;  // sum of response times: mean queue depth = response_s / elapsed (Little)
+    double read_response_s = 0, write_response_s = 0, flush_response_s = 0;  // per kind, for mean awaits
   };
   const Counters& counters() const { return counters_; }
   // Fraction of the parallel units' capacity in use since the last reset.

@@ -343,7 +343,12 @@ nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& 
           {"writes_per_s", c.writes / elapsed},
           {"flushes_per_s", c.flushes / elapsed},
           {"read_MBps", c.read_bytes / elapsed / 1e6},
-          {"write_MBps", c.write_bytes / elapsed / 1e6}};
+          {"write_MBps", c.write_bytes / elapsed / 1e6},
+          // Mean response per request at the device (its queue and service; the fabric excluded):
+          // what the block layer's r_await / w_await / flush await measure on a local device.
+          {"read_await_us", c.reads ? c.read_response_s / c.reads * 1e6 : 0.0},
+          {"write_await_us", c.writes ? c.write_response_s / c.writes * 1e6 : 0.0},
+          {"flush_await_us", c.flushes ? c.flush_response_s / c.flushes * 1e6 : 0.0}};
 }
 nlohmann::ordered_json link_report(const FabricLink& l, double elapsed) {
   return {{"name", l.name()}, {"utilisation", l.bytes() / (l.rate_Bps() * elapsed)}, {"MBps", l.bytes() / elapsed / 1e6}};
