@@ -229,3 +229,44 @@ TEST(NvmeDevice, WithReadPriorityAProgramTakesOnlyAnIdleUnit) {
   device.write(t, 0, 16384);
   EXPECT_NEAR(device.read(t, 0, 16384), t + spec.unit_write_service_s(16384) + service, 1e-9);
 }
+
+TEST(NvmeDevice, ABlockingFlushWaitsForTheQueueAndHoldsBackLaterRequests) {
+  // SATA: FLUSH CACHE is not queued. It starts when the read in flight has completed, and a read
+  // issued while it runs starts only when it completes (transfer time = latency + size/bandwidth,
+  // shifted to the flush's end).
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  ASSERT_TRUE(spec.flush_blocks_io);
+  spec.write_cache_bytes = 0;  // nothing buffered: the flush costs its latency alone
+  spec.read_bandwidth_Bps = spec.write_bandwidth_Bps = 1e15;  // no interface queueing between the reads
+  NvmeDevice device(spec, 1);
+  double idle_read = device.read(0, 0, 16384);
+  double t = 1.0;
+  double in_flight = device.read(t, 0, 16384);
+  double flushed = device.flush(t + 1e-6);
+  EXPECT_NEAR(flushed, in_flight + spec.flush_latency_s, 1e-12);
+  double held = device.read(t + 2e-6, 1 << 20, 16384);
+  EXPECT_NEAR(held, flushed + idle_read, 1e-12);
+  // The same device with a queued flush (NVMe): the read does not wait.
+  spec.flush_blocks_io = false;
+  NvmeDevice queued(spec, 1);
+  queued.read(t, 0, 16384);
+  queued.flush(t + 1e-6);
+  EXPECT_NEAR(queued.read(t + 2e-6, 1 << 20, 16384), t + 2e-6 + idle_read, 1e-12);
+}
+
+TEST(NvmeDevice, FlushesRequestedBeforeThePendingOneStartsJoinIt) {
+  // blk-flush: while a flush command waits (here behind a long read queue), later fsyncs join it
+  // rather than queueing flush after flush; one requested after it started needs a new one.
+  DeviceSpec spec = scenario_from("{}").device("samsung-850-pro");
+  spec.write_cache_bytes = 0;
+  spec.parallel_units = 1;
+  NvmeDevice device(spec, 1);
+  double last = 0;
+  for (int i = 0; i < 10; ++i) last = device.read(0, 0, 16384);
+  double first = device.flush(0);
+  EXPECT_NEAR(first, last + spec.flush_latency_s, 1e-12);
+  EXPECT_EQ(device.flush(last * 0.5), first);  // not started yet: joins
+  double started = last + 1e-9;
+  EXPECT_NEAR(device.flush(started), first + spec.flush_latency_s, 1e-12);  // after the next one
+  EXPECT_EQ(device.counters().flushes, 3u);  // three fsyncs, whatever the commands
+}

@@ -20,9 +20,11 @@ const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
 // RATCHETS at the error measured (scenarios/seeds/README.md, S002), NOT the targets (peaks
 // within 10 %, p99 within 25 %), which the model does not meet. Since the free-page search follows
 // InnoDB (session 4) the PCIe runs are CPU-bound on the chosen 8 cores (peaks too high) and the p99s
-// fell 3-5x (the PCIe one is within its target). Tighten them as the model improves.
-constexpr double kPeakTpsRatchetPct = 42;   // measured: max 41.1 % (PCIe +41.1, atomic +28.6, SSD -14.6)
-constexpr double kP99RatchetPct = 89;       // measured: max 88.5 % (SSD 64.1 vs 34 ms; PCIe -10.5 %)
+// fell 3-5x (the PCIe one is within its target). Since a SATA flush holds the device (session 5: the
+// ATA standard; it brought MDEV-13845's hold-out from 65.9 % to 25.6 %) the SSD run is slower and its
+// p99 higher (was -14.6 % / +88.5 %). Tighten them as the model improves.
+constexpr double kPeakTpsRatchetPct = 45;   // measured: max 44.7 % (SSD -44.7, PCIe +41.1, atomic +28.6)
+constexpr double kP99RatchetPct = 163;      // measured: max 162.9 % (SSD 89.4 vs 34 ms; PCIe -10.5 %)
 constexpr int kPeakThreads = 32;            // the CSV's `peak` rows (validation.columns.threads in the YAML)
 }  // namespace
 

@@ -243,6 +243,11 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   d << "  write_cache: 64MiB\n";
   d << "  flush_latency: " << fmt_us(sync_lat) << "\n";
   d << "  power_loss_protection: " << (sync_lat < 100e-6 ? "true" : "false") << "\n";
+  // Whether a flush holds the queue is the interface's, not something fio's jobs here measure: SATA's
+  // FLUSH CACHE is not an NCQ command; a virtio disk's flush is the host's fdatasync of the image,
+  // and reads slow down behind it (traces/local-vm/fio-interference, run E). NVMe queues its Flush.
+  const std::string kind = t.meta["storage"]["kind"].Scalar();
+  d << "  flush_blocks_io: " << (kind == "sata" || kind == "virtual-disk" ? "true" : "false") << "\n";
   d << "  host_cpu_per_io: " << fmt_us(host_cpu_s) << "  # fitted from the server's CPU per transaction (0: not fitted)\n";
   return d.str();
 }

@@ -48,9 +48,11 @@ double NvmeDevice::sample(double mean_s) {
 }
 
 double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) {
-  auto unit = units_.book(now_s + spec_.read_delay_s(), sample(spec_.unit_read_service_s(bytes)), offset_bytes / kUnitStripeBytes);
+  double issued = std::max(now_s, barrier_until_s_);  // held behind a flush that blocks the queue
+  auto unit = units_.book(issued + spec_.read_delay_s(), sample(spec_.unit_read_service_s(bytes)), offset_bytes / kUnitStripeBytes);
   double done = unit.end_s;
   if (spec_.read_bandwidth_Bps > 0) done = host_read_.book(now_s, done, bytes / spec_.read_bandwidth_Bps);
+  last_done_s_ = std::max(last_done_s_, done);
   ++counters_.reads;
   counters_.read_bytes += bytes;
   counters_.response_s += done - now_s;
@@ -59,8 +61,8 @@ double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) 
 }
 
 double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes) {
-  double arrived = now_s;
-  if (spec_.write_bandwidth_Bps > 0) arrived = host_write_.book(now_s, bytes / spec_.write_bandwidth_Bps).end_s;
+  double arrived = std::max(now_s, barrier_until_s_);
+  if (spec_.write_bandwidth_Bps > 0) arrived = host_write_.book(arrived, bytes / spec_.write_bandwidth_Bps).end_s;
   double accepted = arrived;
   double drain = spec_.drain_Bps();
   if (drain > 0) {
@@ -79,6 +81,7 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
   }
   double interface_ref = spec_.write_bandwidth_Bps > 0 ? spec_.reference_block_bytes / spec_.write_bandwidth_Bps : 0.0;
   double done = accepted + sample(std::max(spec_.write_latency_s - interface_ref, 0.0));
+  last_done_s_ = std::max(last_done_s_, done);
   ++counters_.writes;
   counters_.write_bytes += bytes;
   counters_.response_s += done - now_s;
@@ -87,8 +90,24 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
 }
 
 double NvmeDevice::flush(double now_s) {
+  // A flush command that has not started yet covers everything completed before it starts: join it
+  // (blk-flush merges the flushes pending behind one in flight). Without a blocking flush it must
+  // also start after the buffer holds nothing newer than it covers.
+  bool pending = !spec_.power_loss_protection && flush_start_s_ >= now_s &&
+                 (spec_.flush_blocks_io || drained_at_s_ <= flush_start_s_);
+  if (pending) {
+    ++counters_.flushes;
+    counters_.response_s += flush_done_s_ - now_s;
+    counters_.flush_response_s += flush_done_s_ - now_s;
+    return flush_done_s_;
+  }
   double start = spec_.power_loss_protection ? now_s : std::max(now_s, drained_at_s_);
+  // Not queued: issued once the requests in flight (and any flush before it) have completed.
+  if (spec_.flush_blocks_io) start = std::max({start, last_done_s_, barrier_until_s_});
   double done = start + sample(spec_.flush_latency_s);
+  if (spec_.flush_blocks_io) barrier_until_s_ = done;
+  flush_start_s_ = start;
+  flush_done_s_ = done;
   ++counters_.flushes;
   counters_.response_s += done - now_s;
   counters_.flush_response_s += done - now_s;

@@ -9,6 +9,9 @@
 // is idle, so a read waits at most for one program; without (a virtual disk's shared backend, as fio's
 // mixed job shows) programs queue FCFS with reads. fsync costs a flush command;
 // without power-loss protection it also waits until the buffer has drained everything written before it.
+// Where the flush is not a queued command (SATA, a virtual disk), it first waits for the requests in
+// flight, and the requests issued while it runs start only when it completes. As Linux's block layer
+// does (blk-flush), a flush requested before the pending flush command has started joins it.
 #pragma once
 #include <cstdint>
 #include <random>
@@ -37,6 +40,9 @@ struct DeviceSpec {
   double write_cache_bytes = 0;       // write-back buffer
   double flush_latency_s = 0;         // a flush (fsync) command on an empty buffer
   bool power_loss_protection = false; // PLP: a flush need not wait for the buffer to drain
+  bool flush_blocks_io = false;       // a flush is not queued with other commands: it waits for the requests
+                                      // in flight, and requests issued while it runs wait for it (SATA's
+                                      // non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)
   bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
   bool exponential_service = false;   // service times exponential around their mean (queueing studies)
   bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
@@ -84,6 +90,10 @@ private:
   GapServer host_read_;        // interface, device to host
   FcfsServerBank host_write_;  // interface, host to device (writes arrive in time order)
   double drained_at_s_ = 0;    // time at which everything accepted so far has reached flash
+  double last_done_s_ = 0;     // the latest completion of a read or write issued so far
+  double barrier_until_s_ = 0; // flush_blocks_io: requests issued before this wait until then
+  double flush_start_s_ = -1;  // the latest flush command: when it starts and completes
+  double flush_done_s_ = -1;
   Counters counters_;
   std::mt19937_64 rng_;
 };

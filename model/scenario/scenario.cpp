@@ -34,6 +34,7 @@ SpecPtr device_spec() {
       {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Write-back buffer"), "0B")},
       {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
+      {"flush_blocks_io", with_default(boolean("A flush is not a queued command: it waits for the requests in flight and holds back those issued while it runs (SATA's non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)"), "false")},
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
@@ -592,6 +593,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.write_cache_bytes = q(n["write_cache"], Dimension::Bytes);
   d.flush_latency_s = q(n["flush_latency"], Dimension::Seconds);
   d.power_loss_protection = n["power_loss_protection"].as<bool>();
+  d.flush_blocks_io = n["flush_blocks_io"].as<bool>();
   d.atomic_writes = n["atomic_writes"].as<bool>();
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
