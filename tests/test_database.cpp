@@ -251,3 +251,18 @@ TEST(Database, SinglePageFlushIsTheVersionsFreePagePolicy) {
   double batch_per_txn = 120.0 / points[1]["transactions"].get<double>();
   EXPECT_NEAR(single["doublewrite_pages_per_txn"].get<double>(), data, 2 * batch_per_txn);
 }
+
+TEST(Database, ThreadConcurrencyLimitsThreadsInsideInnodb) {
+  // innodb_thread_concurrency: a statement's work runs while its thread holds one of the slots. One
+  // slot on a CPU-bound cached run serialises the statements (about one core's worth of them); as
+  // many slots as threads changes nothing but the CPU's granularity.
+  auto points = run_points(load_scenarios_from_text(std::string(kSmallDatabase) +
+                                                        "sweep: {database.buffer_pool: [64MiB], database.thread_concurrency: [0, 1, 4]}\n",
+                                                    "t.yaml"),
+                           2);
+  double free_tps = points[0]["tps"].get<double>(), one = points[1]["tps"].get<double>(), all = points[2]["tps"].get<double>();
+  EXPECT_LT(one, 0.75 * free_tps);
+  EXPECT_GT(points[1]["breakdown_ms"]["concurrency_queue"].get<double>(), 0.0);
+  EXPECT_NEAR(all, free_tps, 0.05 * free_tps);
+  EXPECT_EQ(points[2]["breakdown_ms"]["concurrency_queue"].get<double>(), 0.0);
+}

@@ -177,20 +177,27 @@ void InnodbServer::start_background() {
 }
 
 void InnodbServer::enter_innodb(ClientThread& t) {
-  if (config_.thread_concurrency <= 0) return;
+  if (config_.thread_concurrency <= 0 || t.inside_innodb) return;
+  t.inside_innodb = true;
+  // The work done so far runs first (it may yield, and a slot may free meanwhile): then take a free
+  // slot or queue, with nothing in between that could let the last holder leave unnoticed.
+  t.settle();
   if (inside_ < config_.thread_concurrency && concurrency_queue_.empty()) {
     ++inside_;
     return;
   }
-  t.settle();
   double start = now();
   concurrency_queue_.push_back(&t);
   sg::this_actor::suspend();  // exit_innodb hands its slot over and resumes us
   t.breakdown.queue_s += now() - start;
 }
 
-void InnodbServer::exit_innodb() {
-  if (config_.thread_concurrency <= 0) return;
+void InnodbServer::exit_innodb(ClientThread& t) {
+  if (config_.thread_concurrency <= 0 || !t.inside_innodb) return;
+  // The statement's CPU runs while it holds its slot: without a limit it may merge with the next
+  // wait's burst (one activity), with one it must be spent before the slot passes on.
+  t.settle();
+  t.inside_innodb = false;
   if (!concurrency_queue_.empty()) {
     ClientThread* next = concurrency_queue_.front();
     concurrency_queue_.pop_front();
@@ -314,12 +321,13 @@ void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index,
 }
 
 void InnodbServer::lock_row(ClientThread& t, std::uint64_t key) {
+  bool gave_up_slot = false;
   while (true) {
     auto& lock = locks_[key];
     if (lock.holder == nullptr || lock.holder == &t) {
       if (lock.holder == nullptr) t.held_locks.push_back(key);
       lock.holder = &t;
-      return;
+      break;
     }
     // Deadlock detection: follow the chain of holders; reaching ourselves means a cycle.
     for (ClientThread* h = lock.holder; h != nullptr; h = h->waiting_for)
@@ -334,6 +342,14 @@ void InnodbServer::lock_row(ClientThread& t, std::uint64_t key) {
       t.settle();
       continue;
     }
+    if (t.inside_innodb) {
+      // A thread about to wait for a row lock gives up its concurrency slot (lock_wait_suspend_thread
+      // calls srv_conc_force_exit_innodb), or the holder could queue for the slot it holds. Passing
+      // the slot on may run other actors, which may release the lock: look it up again.
+      exit_innodb(t);
+      gave_up_slot = true;
+      continue;
+    }
     ++counters.lock_waits;
     double start = now();
     t.waiting_for = lock.holder;
@@ -341,8 +357,9 @@ void InnodbServer::lock_row(ClientThread& t, std::uint64_t key) {
     sg::this_actor::suspend();  // release_locks hands the lock over and resumes us
     t.waiting_for = nullptr;
     t.breakdown.lock_wait_s += now() - start;
-    return;
+    break;
   }
+  if (gave_up_slot) enter_innodb(t);
 }
 
 void InnodbServer::release_locks(ClientThread& t) {
@@ -392,7 +409,10 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     } else {
       t.pending_cpu_s += profile_.client_statement_cpu_s;
     }
-    t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
+    // BEGIN and COMMIT cost their CPU here; a statement that enters InnoDB costs it inside (below),
+    // where an innodb_thread_concurrency slot covers it.
+    const bool enters = s.kind != StatementKind::Begin && s.kind != StatementKind::Commit;
+    if (!enters) t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
     if (profile_.serial_section_s > 0) {
       // A section one thread at a time (global latches): its queueing is a pure delay.
       double arrival = now();
@@ -402,12 +422,13 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     if (s.kind == StatementKind::Begin) continue;
     if (s.kind == StatementKind::Commit) break;
     enter_innodb(t);
+    t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
     const auto& table = layout_.table(static_cast<int>(s.table));
     if (is_write(s.kind)) {
       log_free_check(t);
       lock_row(t, (static_cast<std::uint64_t>(s.table) << 40) | s.id);
       if (t.deadlocked) {
-        exit_innodb();
+        exit_innodb(t);
         break;
       }
     }
@@ -437,7 +458,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
       wrote = true;
       txn_lsn = redo_->append(profile_.redo_bytes_per_row_change);
     }
-    exit_innodb();
+    exit_innodb(t);
   }
   if (t.deadlocked) {
     // Rolled back: sysbench retries the event (error 1213 is ignored by default).

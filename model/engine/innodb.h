@@ -112,7 +112,7 @@ private:
   void release_locks(ClientThread& t);
   void log_free_check(ClientThread& t);
   void enter_innodb(ClientThread& t);
-  void exit_innodb();
+  void exit_innodb(ClientThread& t);
   // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
   void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
   // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
@@ -166,6 +166,7 @@ struct ClientThread {
   std::vector<std::uint64_t> held_locks;
   ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)
   bool deadlocked = false;
+  bool inside_innodb = false;  // holds an innodb_thread_concurrency slot
   // Runs the pending delay and CPU work: one timer and one execution, whatever the statements.
   void settle();
 };
