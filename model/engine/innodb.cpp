@@ -1,5 +1,7 @@
 #include "engine/innodb.h"
 
+#include "engine/warmup.h"
+
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -121,42 +123,10 @@ double InnodbServer::checksum_cpu_s() const {
 }
 
 void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rng) {
-  // Replays page accesses without timing until the pool is full and has turned over once, so the
-  // timed warm-up starts from a steady LRU instead of an empty pool.
-  std::vector<Statement> statements;
-  std::vector<std::uint32_t> path;
-  const std::uint64_t budget = pool_.frames() + 200000;
-  std::uint64_t misses_seen = 0, touches = 0;
-  double t = -1e6;  // long before the simulation starts, so old_blocks_time never blocks
-  while (touches < 64ull * budget) {
-    mix.next(rng, statements);
-    for (const auto& s : statements) {
-      if (s.kind == StatementKind::Begin || s.kind == StatementKind::Commit) continue;
-      const auto& table = layout_.table(static_cast<int>(s.table));
-      table.primary.path_to(s.id, path);
-      std::uint32_t last_leaf = table.primary.first_page + table.primary.leaf_pages - 1;
-      for (std::uint32_t l = table.primary.extra_leaves(s.id, s.rows); l > 0 && path.back() < last_leaf; --l)
-        path.push_back(path.back() + 1);
-      if (s.kind == StatementKind::IndexUpdate || s.kind == StatementKind::Delete || s.kind == StatementKind::Insert)
-        table.secondary_k.path_to(s.k, path);
-    }
-    // The event's pages, in order; their slots are fetched from memory together first (the loop
-    // is bound by cache misses on the pool's per-page slots).
-    for (auto page : path) pool_.prefetch(page);
-    for (auto page : path) {
-      ++touches;
-      t += 1e-3;
-      if (!pool_.resident(page)) ++misses_seen;
-      pool_.preload(page, t);
-    }
-    path.clear();
-    if (pool_.resident_pages() >= pool_.frames() && misses_seen >= budget) break;
-    // A data set that fits never fills the pool: stop once all of it is resident (nothing is left
-    // to change but the LRU order, which without evictions changes no hit), instead of replaying
-    // the whole 64 x budget cap.
-    if (pool_.resident_pages() >= layout_.total_pages()) break;
-  }
-  pool_.counters = BufferPool::Counters{};
+  // The pool as replaying the workload's page accesses without timing leaves it once full and turned
+  // over, so the timed warm-up starts from a steady LRU instead of an empty pool: built directly as
+  // that replay's steady state where the keys are uniform, then a short replay (engine/warmup.cpp).
+  poolsim::functional_warmup(pool_, layout_, mix, rng);
 }
 
 void InnodbServer::start_background() {
