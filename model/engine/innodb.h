@@ -115,6 +115,19 @@ private:
   void exit_innodb();
   // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
   void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
+  // The page writers of flush_pages: persistent actors, each given a batch to share and resumed.
+  struct WriteBatch {
+    const std::vector<std::uint32_t>* pages;
+    size_t next, remaining;
+    WaitQueue done;
+  };
+  struct PageWriter {
+    simgrid::s4u::ActorPtr actor;
+    WriteBatch* batch = nullptr;
+  };
+  void page_writer_loop(PageWriter& self);
+  std::vector<std::unique_ptr<PageWriter>> page_writers_;
+  std::deque<PageWriter*> idle_writers_;
   // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
   void lru_flush_batch();
   void page_cleaner_loop();
