@@ -2,6 +2,8 @@
 
 #include "engine/warmup.h"
 
+#include <simgrid/kernel/Timer.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <mutex>
@@ -239,6 +241,10 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   bool hit = pool_.touch(page, now());
   if (!hit) {
     t.pending_cpu_s += node_.storage->issue_cpu_s();  // issuing the read, merged into this burst
+    if (read_after_burst(t, page)) {
+      if (modify) pool_.mark_dirty(page, redo_->lsn());
+      return;
+    }
     t.settle();
     get_free_frame(t);  // may block: another thread may have started reading the page meanwhile
     hit = pool_.resident(page);
@@ -272,6 +278,51 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
     t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
   }
   if (modify) pool_.mark_dirty(page, redo_->lsn());
+}
+
+bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
+  // The common miss with one suspension of the thread instead of two. Its pending work (at most
+  // one scheduler slice) is booked on the cores as settle() books it, and at the burst's end a timer
+  // callback does what the thread would do on waking: get_free_frame's first look (the free list,
+  // or a clean page among the last 100 of the LRU), the check that no other thread has started
+  // reading the page, and the read, booked then as read() books it; the thread wakes at the read's
+  // completion. When the frame is not at hand or the page is resident by then, the thread wakes at
+  // the burst's end and the miss goes the general way, as after settle().
+  double ready = now() + t.pending_delay_s;
+  double burst_end = platform_.book_burst(*t.node, ready, t.pending_cpu_s, t.pending_wakeup_s);
+  if (burst_end < 0) return false;  // sliced: settle() runs it
+  t.breakdown.network_s += t.pending_delay_s;
+  t.breakdown.cpu_s += burst_end - ready;
+  t.pending_delay_s = t.pending_cpu_s = t.pending_wakeup_s = 0;
+  t.read_issued_s = -1;
+  ClientThread* thread = &t;
+  simgrid::s4u::ActorPtr self = sg::Actor::self();
+  auto at_burst_end = [this, thread, page, self] {
+    bool frame = pool_.free_frames() > 0 || evict_clean_near_tail(kLruSearchScanThreshold);
+    if (!frame || pool_.resident(page)) {
+      self->resume();
+      return;
+    }
+    pool_.insert_reading(page, now());
+    thread->read_issued_s = now();
+    simgrid::kernel::timer::Timer::set(node_.storage->book_read(page_offset(page), config_.page_bytes),
+                                       [self] { self->resume(); });
+  };
+  if (burst_end <= now()) return false;  // nothing was pending: the general way
+  simgrid::kernel::timer::Timer::set(burst_end, at_burst_end);
+  sg::this_actor::suspend();
+  if (t.read_issued_s < 0) return false;
+  t.breakdown.read_io_s += now() - t.read_issued_s;
+  ++counters.page_reads;
+  pool_.read_done(page);
+  auto waiting = reading_.find(page);
+  if (waiting != reading_.end()) {
+    auto queue = std::move(waiting->second);
+    reading_.erase(waiting);
+    queue->wake_all();
+  }
+  t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
+  return true;
 }
 
 void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,

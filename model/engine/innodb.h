@@ -98,6 +98,8 @@ public:
 private:
   friend struct ClientThread;
   void access(ClientThread& t, std::uint32_t page, bool modify);
+  // A miss as one wait (burst booked ahead, read issued at its end); false when it does not apply.
+  bool read_after_burst(ClientThread& t, std::uint32_t page);
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                         std::uint32_t extra_leaves = 0);
   void get_free_frame(ClientThread& t);
@@ -179,6 +181,7 @@ struct ClientThread {
   std::vector<std::uint64_t> held_locks;
   ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)
   bool deadlocked = false;
+  double read_issued_s = -1;  // a read booked for this thread by a timer callback (InnodbServer::read_after_burst)
   // Runs the pending delay and CPU work: one timer and one execution, whatever the statements.
   void settle();
 };
