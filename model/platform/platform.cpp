@@ -233,7 +233,7 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
     node.host = zone->create_host(name, scenario.compute.core_speed * kReferenceFlops)
                     ->set_core_count(scenario.compute.cores)
                     ->seal();
-    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::SharedQueue);
+    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::Cores);
     node.core_speed = scenario.compute.core_speed;
     node.time_slice_s = time_slice_s(scenario.compute.cores);
     if (pool) {
@@ -259,7 +259,7 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
       node.host = zone->create_host(node.config.name, node.config.core_speed * kReferenceFlops)
                       ->set_core_count(node.config.cores)
                       ->seal();
-      node.cores = std::make_unique<FcfsServerBank>(node.config.cores, FcfsServerBank::Dispatch::SharedQueue);
+      node.cores = std::make_unique<FcfsServerBank>(node.config.cores, FcfsServerBank::Dispatch::Cores);
       for (int d = 0; d < node.config.devices; ++d)
         node.devices.push_back(std::make_unique<NvmeDevice>(scenario.device(node.config.device),
                                                             mix_seed(scenario.simulation.seed, j + 1, d)));
