@@ -262,7 +262,7 @@ bool preload_steady_state(BufferPool& pool, const DataLayout& layout, const Sysb
       v.swap(tmp);
     }
   };
-  phase_mark("preload-draw-only");
+  phase_mark("preload-draws");
   order(young, t2);
   order(old, std::isinf(t1) ? max_old_age : t1);
   // Exactly the resident count: the independent draws miss it by about its square root. Surplus
@@ -284,7 +284,7 @@ bool preload_steady_state(BufferPool& pool, const DataLayout& layout, const Sysb
   }
   // Clocks: a young page moved to the head `age` transactions ago, misses x age evictions ago.
   const std::uint32_t clock = 1u << 30;
-  phase_mark("preload-draws");
+  phase_mark("preload-sort");
   std::vector<std::uint32_t> pages, young_clocks;
   pages.reserve(young.size() + old.size());
   young_clocks.reserve(young.size());
@@ -315,7 +315,7 @@ void functional_warmup(BufferPool& pool, const DataLayout& layout, const Sysbenc
   SteadyStateSummary summary;
   phase_mark("pool-allocated");
   if (direct && preload_steady_state(pool, layout, mix, rng, &summary)) {
-    phase_mark("preload");
+    phase_mark("preload-load");
     // A short replay from that state: the replay's own mechanism settles what the draws leave
     // approximate (the order at the sublists' ends). A data set that fits has nothing to evict and
     // is left as built.
