@@ -9,6 +9,7 @@
 
 #include "engine/btree.h"
 #include "engine/buffer_pool.h"
+#include "engine/warmup.h"
 #include "sim/simulation.h"
 #include "test_support.h"
 
@@ -132,6 +133,64 @@ TEST(BufferPool, RememberedTailScanMatchesAWalkFromTheTail) {
   // Both outcomes were exercised.
   EXPECT_GT(all_pinned, 1000);
   EXPECT_GT(found, 1000);
+}
+
+// The steady-state preload (engine/warmup.cpp) must leave the pool in the state the functional
+// replay reaches: the same hit ratio when the replay goes on from either, within 1 point, for pools
+// of a quarter to more than the whole of a data set of three B-tree levels; full, with its old
+// sublist at its share; and for a data set that fits, every page resident.
+TEST(Warmup, SteadyStatePreloadMatchesTheReplay) {
+  SysbenchOptions o;
+  o.tables = 16;
+  o.table_size = 1'000'000;
+  o.rand_type = "uniform";
+  SysbenchMix mix(o);
+  DataLayout layout(o.tables, sysbench_table_shape(o.table_size, 16384));
+  ASSERT_EQ(layout.table(0).primary.height(), 3);
+  const std::uint32_t total = layout.total_pages();
+  for (double share : {0.25, 0.5, 0.75, 0.95, 1.1}) {
+    auto frames = static_cast<std::uint32_t>(total * share);
+    // The hit ratio of the replay going on from the warmed-up pool, over 2 x frames touches (a
+    // fraction of a turnover, so the state it starts from shows), summed over three seeds.
+    auto hit_ratio_after = [&](bool direct) {
+      std::uint64_t touches = 0, misses = 0;
+      for (std::uint64_t seed : {11, 12, 13}) {
+        BufferPool pool(total, frames, 0.37, 1.0);
+        std::mt19937_64 rng(seed);
+        functional_warmup(pool, layout, mix, rng, direct);
+        double t = 0;
+        std::uint64_t m = 0;
+        touches += replay_accesses(pool, layout, mix, rng, &t, ~0ull, 2ull * frames, &m);
+        misses += m;
+      }
+      return 1.0 - static_cast<double>(misses) / static_cast<double>(touches);
+    };
+    {
+      // The state as built, before any replay from it.
+      BufferPool fresh(total, frames, 0.37, 1.0);
+      std::mt19937_64 rng(11);
+      SteadyStateSummary summary;
+      ASSERT_TRUE(preload_steady_state(fresh, layout, mix, rng, &summary)) << share;
+      EXPECT_EQ(fresh.resident_pages(), std::min(frames, total)) << share;
+      EXPECT_NEAR(fresh.old_pages(), 0.37 * fresh.resident_pages(), 21) << share;
+      EXPECT_TRUE(fresh.tail_scan_consistent());
+      if (share > 1) EXPECT_NEAR(summary.predicted_misses_per_txn, 0.0, 1e-12);
+    }
+    double expected = hit_ratio_after(false), got = hit_ratio_after(true);
+    std::printf("pool %.2f of the data set: hit ratio after the replay %.4f, after the preload %.4f\n", share, expected, got);
+    EXPECT_NEAR(got, expected, 0.01) << "pool " << share << " of the data set";
+    if (share > 1) {
+      EXPECT_DOUBLE_EQ(got, 1.0);
+      EXPECT_DOUBLE_EQ(expected, 1.0);
+    }
+  }
+  // Keys that are not uniform keep the replay.
+  o.rand_type = "special";
+  SysbenchMix special(o);
+  BufferPool pool(total, total / 2, 0.37, 1.0);
+  std::mt19937_64 rng(11);
+  EXPECT_FALSE(preload_steady_state(pool, layout, special, rng));
+  EXPECT_EQ(pool.resident_pages(), 0u);
 }
 
 TEST(BTree, SysbenchGeometry) {

@@ -97,9 +97,10 @@ int run_bench(bool matrix, int jobs) {
   auto point = load_scenarios(seed000, {parse_override("sweep.workload.threads=[128]"), parse_override("sweep.storage.kind=[pool]")})[0];
   print("seed-000, 128 threads, 47 GiB pool, NVMe-oF", measure(point));
   if (matrix) {
-    // 3. The seed-000 matrix: 2 storage x 4 pool sizes x 5 thread counts; x 2 server versions once
-    //    the GreatSQL 5.7 / 8.0 profiles exist (one profile today: 40 of the 80 points).
-    auto points = load_scenarios(seed000, {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
+    // 3. The seed-000 matrix: 2 storage x 2 server versions (GreatSQL 5.7 and 8.0, seed S000's
+    //    scenario) x 4 pool sizes x 5 thread counts = 80 points.
+    auto points = load_scenarios(POOLSIM_SOURCE_DIR "/scenarios/seeds/greatsql-ib-pool.yaml",
+                                 {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
     auto start = std::chrono::steady_clock::now();
     double cpu_before = children_cpu_s();
     run_points(points, jobs);

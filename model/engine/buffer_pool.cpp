@@ -168,6 +168,39 @@ void BufferPool::preload(std::uint32_t page, double now_s) {
   read_done(page);
 }
 
+void BufferPool::load_ordered(const std::vector<std::uint32_t>& pages, std::uint32_t young_count,
+                              const std::vector<std::uint32_t>& young_clocks, std::uint32_t freed_page_clock,
+                              double first_access_s) {
+  // Only into an empty pool, and no more pages than frames.
+  if (lru_length_ != 0 || pages.size() > frames_) return;
+  std::uint32_t prev = kNone;
+  for (std::uint32_t i = 0; i < pages.size(); ++i) {
+    if (i + 16 < pages.size()) prefetch(pages[i + 16]);  // the slots are far apart: fetch ahead
+    std::uint32_t page = pages[i];
+    Slot& slot = slots_[page];
+    slot.prev = prev;
+    slot.next = kNone;
+    slot.first_access_s = static_cast<float>(first_access_s);
+    slot.young_clock = i < young_count ? young_clocks[i] : freed_page_clock;
+    slot.state = kResident | (i >= young_count ? kOld : 0);
+    if (prev != kNone) slots_[prev].next = page; else head_ = page;
+    prev = page;
+  }
+  tail_ = prev;
+  lru_length_ = static_cast<std::uint32_t>(pages.size());
+  old_length_ = lru_length_ - std::min(young_count, lru_length_);
+  old_ = old_length_ > 0 ? pages[lru_length_ - old_length_] : kNone;
+  free_ = frames_ - lru_length_;
+  freed_page_clock_ = freed_page_clock;
+  if (lru_length_ < kOldMinLength) {
+    // InnoDB has no old sublist in so short a list.
+    for (std::uint32_t p = old_; p != kNone; p = slots_[p].next) slots_[p].state &= ~kOld;
+    old_ = kNone;
+    old_length_ = 0;
+  }
+  rebalance_old();
+}
+
 void BufferPool::evict(std::uint32_t page) {
   if (!resident(page)) return;
   unlink(page);

@@ -79,6 +79,14 @@ public:
 
   // Pre-loads pages without timing (functional warm-up), oldest first.
   void preload(std::uint32_t page, double now_s);
+  // Fills an empty pool with `pages` in LRU order, head first: the first `young_count` form the
+  // young sublist (with their freed_page_clock values when last made young), the rest the old one;
+  // all clean, first accessed at `first_access_s`. Then the old sublist is brought to its length as
+  // insertions do. (The steady-state warm-up, engine/warmup.h.)
+  void load_ordered(const std::vector<std::uint32_t>& pages, std::uint32_t young_count,
+                    const std::vector<std::uint32_t>& young_clocks, std::uint32_t freed_page_clock, double first_access_s);
+  double old_ratio() const { return old_ratio_; }
+  std::uint32_t old_pages() const { return old_length_; }
 
   // Whether the remembered tail scan matches the LRU list (a check for tests; walks the list).
   bool tail_scan_consistent() const;

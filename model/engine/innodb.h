@@ -98,6 +98,8 @@ public:
 private:
   friend struct ClientThread;
   void access(ClientThread& t, std::uint32_t page, bool modify);
+  // A miss as one wait (burst booked ahead, read issued at its end); false when it does not apply.
+  bool read_after_burst(ClientThread& t, std::uint32_t page);
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                         std::uint32_t extra_leaves = 0);
   void get_free_frame(ClientThread& t);
@@ -115,6 +117,19 @@ private:
   void exit_innodb(ClientThread& t);
   // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
   void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
+  // The page writers of flush_pages: persistent actors, each given a batch to share and resumed.
+  struct WriteBatch {
+    const std::vector<std::uint32_t>* pages;
+    size_t next, remaining;
+    WaitQueue done;
+  };
+  struct PageWriter {
+    simgrid::s4u::ActorPtr actor;
+    WriteBatch* batch = nullptr;
+  };
+  void page_writer_loop(PageWriter& self);
+  std::vector<std::unique_ptr<PageWriter>> page_writers_;
+  std::deque<PageWriter*> idle_writers_;
   // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
   void lru_flush_batch();
   void page_cleaner_loop();
@@ -167,6 +182,7 @@ struct ClientThread {
   ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)
   bool deadlocked = false;
   bool inside_innodb = false;  // holds an innodb_thread_concurrency slot
+  double read_issued_s = -1;  // a read booked for this thread by a timer callback (InnodbServer::read_after_burst)
   // Runs the pending delay and CPU work: one timer and one execution, whatever the statements.
   void settle();
 };

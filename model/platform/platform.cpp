@@ -22,6 +22,7 @@ public:
   LocalPath(std::vector<NvmeDevice*> members, std::uint64_t stripe_bytes)
       : members_(std::move(members)), stripe_bytes_(stripe_bytes) {}
   IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false)); }
+  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false); }
   IoTiming write(std::uint64_t offset, double bytes) override { return wait(book(offset, bytes, true)); }
   IoTiming flush() override {
     // A flush of a striped volume flushes every member; it completes with the slowest.
@@ -83,7 +84,17 @@ public:
 
   IoTiming read(std::uint64_t offset, double bytes, bool issue_cpu_done) override {
     IoTiming t;
-    double issued = issue_cpu_done ? now() : initiator(t);
+    return read_from(issue_cpu_done ? now() : initiator(t), offset, bytes, t);
+  }
+  double book_read(std::uint64_t offset, double bytes) override {
+    IoTiming t;
+    return book_read_from(now(), offset, bytes, t);
+  }
+  IoTiming read_from(double issued, std::uint64_t offset, double bytes, IoTiming& t) {
+    wait_until(book_read_from(issued, offset, bytes, t));
+    return t;
+  }
+  double book_read_from(double issued, std::uint64_t offset, double bytes, IoTiming& t) {
     Member& member = locate(offset).first;  // the member that returns the data (stripe of the first byte)
     double at_target = to_target(member, issued, fabric_.capsule_bytes);
     double processed = target(*member.node, at_target);
@@ -92,8 +103,7 @@ public:
     t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
-    wait_until(back);
-    return t;
+    return back;
   }
 
   IoTiming write(std::uint64_t offset, double bytes) override {
@@ -223,7 +233,7 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
     node.host = zone->create_host(name, scenario.compute.core_speed * kReferenceFlops)
                     ->set_core_count(scenario.compute.cores)
                     ->seal();
-    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::SharedQueue);
+    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::Cores);
     node.core_speed = scenario.compute.core_speed;
     node.time_slice_s = time_slice_s(scenario.compute.cores);
     if (pool) {
@@ -249,7 +259,7 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
       node.host = zone->create_host(node.config.name, node.config.core_speed * kReferenceFlops)
                       ->set_core_count(node.config.cores)
                       ->seal();
-      node.cores = std::make_unique<FcfsServerBank>(node.config.cores, FcfsServerBank::Dispatch::SharedQueue);
+      node.cores = std::make_unique<FcfsServerBank>(node.config.cores, FcfsServerBank::Dispatch::Cores);
       for (int d = 0; d < node.config.devices; ++d)
         node.devices.push_back(std::make_unique<NvmeDevice>(scenario.device(node.config.device),
                                                             mix_seed(scenario.simulation.seed, j + 1, d)));
@@ -297,6 +307,15 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
     wait_until(node.cores->book(std::max(ready_s, now()), slice).end_s);
     left_s -= slice;
   }
+}
+
+double Platform::book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
+  double start = std::max(ready_s, now());
+  double work_s = reference_s + (idle_extra_s > 0 && node.cores->idle_at(start) ? idle_extra_s : 0.0);
+  if (work_s <= 0) return start;
+  if (work_s / node.core_speed > node.time_slice_s) return -1;
+  node.cpu_busy_s += work_s;
+  return node.cores->book(start, work_s / node.core_speed).end_s;
 }
 
 double Platform::book_cpu(ComputeNode& node, double ready_s, double reference_s) {

@@ -33,6 +33,9 @@ public:
   // `issue_cpu_done`: the caller already ran the per-IO issuing CPU (issue_cpu_s()) in its own CPU
   // burst before the IO, which saves an execution per IO (the guide: merge CPU between two waits).
   virtual IoTiming read(std::uint64_t offset_bytes, double bytes, bool issue_cpu_done = false) = 0;
+  // The completion time of a read issued now, its issuing CPU done, without waiting: the same
+  // bookings as read(..., true), for a caller that waits for it by other means (a timer callback).
+  virtual double book_read(std::uint64_t offset_bytes, double bytes) = 0;
   virtual IoTiming write(std::uint64_t offset_bytes, double bytes) = 0;
   virtual IoTiming flush() = 0;
   virtual double capacity_bytes() const = 0;
@@ -107,6 +110,10 @@ public:
   // when the burst fits in a slice.
   // `idle_extra_s` is added when a core is idle at `ready_s` (the cost of waking on an idle core).
   void compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0);
+  // The end of the burst compute_from would run, booked now without waiting, when it fits in one
+  // scheduler slice (the same booking compute_from makes); a negative value when it does not (it is
+  // then not booked). For a burst followed at once by an IO issued at its end (one wait for both).
+  double book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0);
   // The completion time of `reference_s` of CPU work on `node` ready at `ready_s` (no waiting: for
   // short work inside a chain of analytic stages, such as an NVMe-oF initiator's issuing).
   double book_cpu(ComputeNode& node, double ready_s, double reference_s);

@@ -7,6 +7,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <cstddef>
 #include <vector>
@@ -18,9 +19,14 @@ public:
   // How a request picks its server: by address (an SSD die or a stripe member: a request goes where
   // its data is, so collisions queue even when other servers idle) or the first free server (one
   // shared queue, as an M/M/c queue or a pool of CPU cores).
-  enum class Dispatch { ByAddress, SharedQueue };
+  // Cores is SharedQueue for banks whose servers are never named (idle_at by address): a node's
+  // CPU cores, booked on every CPU burst.
+  enum class Dispatch { ByAddress, SharedQueue, Cores };
 
   FcfsServerBank(int servers, Dispatch dispatch) : free_at_s_(std::max(1, servers), 0.0), dispatch_(dispatch) {}
+  // Cores keeps free_at_s_ as a min-heap (all zeros is one): a request takes the earliest free
+  // server in O(log servers) instead of a scan (128 cores); which of several equally free servers it
+  // takes changes no time, so the times are SharedQueue's.
 
   struct Slot {
     int server;
@@ -30,6 +36,16 @@ public:
 
   // Books `service_s` of work arriving at `arrival_s`; `address` picks the server for ByAddress.
   Slot book(double arrival_s, double service_s, std::uint64_t address = 0) {
+    busy_s_ += service_s;
+    ++requests_;
+    if (dispatch_ == Dispatch::Cores) {
+      double start = std::max(arrival_s, free_at_s_.front());
+      double end = start + service_s;
+      std::pop_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
+      free_at_s_.back() = end;
+      std::push_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
+      return {0, start, end};
+    }
     int server = 0;
     if (dispatch_ == Dispatch::ByAddress) {
       server = static_cast<int>(address % free_at_s_.size());
@@ -39,14 +55,14 @@ public:
     double start = std::max(arrival_s, free_at_s_[server]);
     double end = start + service_s;
     free_at_s_[server] = end;
-    busy_s_ += service_s;
-    ++requests_;
     return {server, start, end};
   }
 
   int servers() const { return static_cast<int>(free_at_s_.size()); }
   // Whether some server is idle at `t` (work arriving then starts at once).
-  bool idle_at(double t) const { return *std::min_element(free_at_s_.begin(), free_at_s_.end()) <= t; }
+  bool idle_at(double t) const {
+    return (dispatch_ == Dispatch::Cores ? free_at_s_.front() : *std::min_element(free_at_s_.begin(), free_at_s_.end())) <= t;
+  }
   // Whether the server `address` maps to (ByAddress) is idle at `t`.
   bool idle_at(double t, std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()] <= t; }
   double busy_s() const { return busy_s_; }

@@ -15,6 +15,7 @@
 
 #include "platform/platform.h"
 #include "sim/measurement.h"
+#include "sim/phase_timer.h"
 #include "sim/database_run.h"
 #include "ndb/ndb_run.h"
 #include "workload/fio.h"
@@ -58,6 +59,7 @@ double detect_warmup(Measurement& measurement, const SimulationConfig& sim) {
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
   if (sim.warmup_auto) state.warmup_s = detect_warmup(measurement, sim);
   else sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
+  phase_mark("timed-warmup");
   measurement.measuring = true;
   state.measure_start_s = sg::Engine::get_clock();
   platform.reset_counters(state.measure_start_s);
@@ -116,6 +118,7 @@ std::unique_ptr<sg::Engine> create_engine() {
 }
 
 nlohmann::ordered_json run_point(const Scenario& scenario) {
+  phase_mark("start");
   auto engine_owner = create_engine();
   auto& engine = *engine_owner;
   Platform platform(scenario, engine);
@@ -124,7 +127,9 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   std::unique_ptr<DatabaseRun> database;
   std::unique_ptr<NdbRun> ndb;  // MySQL NDB Cluster with a custom mix (model/ndb/)
   if (scenario.workload.kind == "sysbench") {
+    phase_mark("platform");
     database = std::make_unique<DatabaseRun>(platform, measurement, scenario);
+    phase_mark("functional-warmup");
     database->start();
     state.database = database.get();
   } else if (scenario.workload.kind == "ndb") {
@@ -151,6 +156,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   auto& first = platform.compute().front();
   sg::Actor::create("controller", first.host, [&] { controller(platform, measurement, state, scenario.simulation); });
   engine.run();
+  phase_mark("measurement");
 
   double elapsed = state.measure_end_s - state.measure_start_s;
   double confidence = scenario.simulation.confidence;
