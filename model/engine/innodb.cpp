@@ -274,15 +274,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
     double start = now();
     node_.storage->read(page_offset(page), config_.page_bytes, /*issue_cpu_done=*/true);
     t.breakdown.read_io_s += now() - start;
-    ++counters.page_reads;
-    pool_.read_done(page);
-    auto waiting = reading_.find(page);
-    if (waiting != reading_.end()) {
-      auto queue = std::move(waiting->second);
-      reading_.erase(waiting);
-      queue->wake_all();
-    }
-    t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
+    finish_read(t, page);
   }
   if (modify) pool_.mark_dirty(page, redo_->lsn());
 }
@@ -320,6 +312,13 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   sg::this_actor::suspend();
   if (t.read_issued_s < 0) return false;
   t.breakdown.read_io_s += now() - t.read_issued_s;
+  finish_read(t, page);
+  return true;
+}
+
+void InnodbServer::finish_read(ClientThread& t, std::uint32_t page) {
+  // The page is in: count it, release the threads that waited for this read (io_fix), and charge
+  // the read's CPU to the next burst.
   ++counters.page_reads;
   pool_.read_done(page);
   auto waiting = reading_.find(page);
@@ -329,7 +328,6 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
     queue->wake_all();
   }
   t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
-  return true;
 }
 
 void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,

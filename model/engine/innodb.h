@@ -100,6 +100,7 @@ private:
   void access(ClientThread& t, std::uint32_t page, bool modify);
   // A miss as one wait (burst booked ahead, read issued at its end); false when it does not apply.
   bool read_after_burst(ClientThread& t, std::uint32_t page);
+  void finish_read(ClientThread& t, std::uint32_t page);  // a miss's read has completed
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                         std::uint32_t extra_leaves = 0);
   void get_free_frame(ClientThread& t);

@@ -95,23 +95,18 @@ double NvmeDevice::flush(double now_s) {
   // also start after the buffer holds nothing newer than it covers.
   bool pending = !spec_.power_loss_protection && flush_start_s_ >= now_s &&
                  (spec_.flush_blocks_io || drained_at_s_ <= flush_start_s_);
-  if (pending) {
-    ++counters_.flushes;
-    counters_.response_s += flush_done_s_ - now_s;
-    counters_.flush_response_s += flush_done_s_ - now_s;
-    return flush_done_s_;
+  if (!pending) {
+    double start = spec_.power_loss_protection ? now_s : std::max(now_s, drained_at_s_);
+    // Not queued: issued once the requests in flight (and any flush before it) have completed.
+    if (spec_.flush_blocks_io) start = std::max({start, last_done_s_, barrier_until_s_});
+    flush_start_s_ = start;
+    flush_done_s_ = start + sample(spec_.flush_latency_s);
+    if (spec_.flush_blocks_io) barrier_until_s_ = flush_done_s_;
   }
-  double start = spec_.power_loss_protection ? now_s : std::max(now_s, drained_at_s_);
-  // Not queued: issued once the requests in flight (and any flush before it) have completed.
-  if (spec_.flush_blocks_io) start = std::max({start, last_done_s_, barrier_until_s_});
-  double done = start + sample(spec_.flush_latency_s);
-  if (spec_.flush_blocks_io) barrier_until_s_ = done;
-  flush_start_s_ = start;
-  flush_done_s_ = done;
   ++counters_.flushes;
-  counters_.response_s += done - now_s;
-  counters_.flush_response_s += done - now_s;
-  return done;
+  counters_.response_s += flush_done_s_ - now_s;
+  counters_.flush_response_s += flush_done_s_ - now_s;
+  return flush_done_s_;
 }
 
 void NvmeDevice::reset_counters() {
