@@ -27,6 +27,7 @@ MARIADBD = "/usr/sbin/mariadbd"
 MARIADB = "/usr/bin/mariadb"
 INSTALL_DB = "/usr/bin/mariadb-install-db"
 FIO = "/usr/bin/fio"
+PERF = "/usr/bin/perf"
 DB_USER = "sbtest"
 DB_PASS = "sbtest"
 DB_NAME = "sbtest"
@@ -319,7 +320,7 @@ class Server:
             ("skip-name-resolve", None),
             ("skip-log-bin", None),
             ("sync_binlog", 0),
-            ("performance_schema", "OFF"),
+            ("performance_schema", "ON" if a.perf_schema else "OFF"),
             ("max_connections", max(200, max(a.threads) * 2 + 20)),
             ("max_prepared_stmt_count", 100000),
             ("innodb_buffer_pool_size", self.bp),
@@ -335,6 +336,13 @@ class Server:
             ("innodb_buffer_pool_load_at_startup", 0),
             ("innodb_fast_shutdown", 0 if prepare else 1),
         ]
+        if a.perf_schema:
+            # every wait, stage and statement instrument, timed; the InnoDB
+            # monitor counters too.  Diagnostic only: timing every mutex costs CPU.
+            s += [("performance_schema_instrument", "%=ON"),
+                  ("performance_schema_consumer_events_stages_current", "ON"),
+                  ("performance_schema_consumer_events_waits_current", "ON"),
+                  ("innodb_monitor_enable", "all")]
         for extra in a.mysqld_opt:
             k, _, v = extra.partition("=")
             s.append((k, v if _ else None))
@@ -404,6 +412,91 @@ class Server:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
+
+
+# performance_schema / INNODB_METRICS dumps of --perf-schema, one file each:
+# the measured run's waits, stages and statements split by user (sbtest = the
+# client connections, NULL = server background threads such as the page cleaner).
+PFS_DUMPS = {
+    "pfs_waits.tsv":
+        "SELECT IFNULL(USER,'(background)'), EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MAX_TIMER_WAIT "
+        "FROM performance_schema.events_waits_summary_by_user_by_event_name "
+        "WHERE COUNT_STAR > 0 ORDER BY SUM_TIMER_WAIT DESC",
+    "pfs_stages.tsv":
+        "SELECT IFNULL(USER,'(background)'), EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT, MAX_TIMER_WAIT "
+        "FROM performance_schema.events_stages_summary_by_user_by_event_name "
+        "WHERE COUNT_STAR > 0 ORDER BY SUM_TIMER_WAIT DESC",
+    "pfs_statements.tsv":
+        "SELECT IFNULL(SCHEMA_NAME,''), COUNT_STAR, SUM_TIMER_WAIT, SUM_LOCK_TIME, MAX_TIMER_WAIT, "
+        "SUM_ROWS_EXAMINED, SUM_ROWS_AFFECTED, DIGEST_TEXT "
+        "FROM performance_schema.events_statements_summary_by_digest "
+        "WHERE COUNT_STAR > 0 ORDER BY SUM_TIMER_WAIT DESC",
+}
+PFS_TRUNCATE = ("TRUNCATE TABLE performance_schema.events_waits_summary_by_user_by_event_name; "
+                "TRUNCATE TABLE performance_schema.events_stages_summary_by_user_by_event_name; "
+                "TRUNCATE TABLE performance_schema.events_statements_summary_by_digest")
+METRICS_QUERY = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
+                 "WHERE ENABLED = 1 ORDER BY NAME")
+
+
+class PerfSched:
+    """--perf-sched S: `perf sched record` of every CPU for S seconds from the middle of
+    the measured run; keeps `perf sched latency` (per task: run time, context switches,
+    mean and max delay from wake-up to running) as perf_sched_latency.txt, and per thread the
+    sums of `perf sched timehist` (sleep, wait for a CPU, run time, and the wait of runs that
+    followed an idle CPU) as perf_sched_timehist.tsv."""
+
+    def __init__(self, args, outdir):
+        import threading
+        self.data = os.path.join(args.work, "perf-sched.data")
+        self.out = os.path.join(outdir, "perf_sched_latency.txt")
+        self.proc = None
+        delay = max(0.0, (args.duration - args.perf_sched) / 2.0)
+        self.timer = threading.Timer(delay, self._start, (args.perf_sched,))
+        self.timer.start()
+
+    def _start(self, seconds):
+        self.proc = subprocess.Popen([PERF, "sched", "record", "-a", "-o", self.data,
+                                      "--", "sleep", str(seconds)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def finish(self):
+        self.timer.join()
+        if self.proc is None or self.proc.wait(timeout=600) != 0:
+            raise RuntimeError("perf sched record failed (is perf installed and tracefs mounted?)")
+        r = run([PERF, "sched", "latency", "-i", self.data])
+        with open(self.out, "w") as f:
+            f.write(r.stdout)
+        # per thread, summed over the window: times switched in, sleep before each
+        # wake-up (wait time, includes the sch delay), wait for a CPU after it (sch delay),
+        # run time; and the sch delay of the runs that followed an idle CPU (no queue to
+        # wait in: what is left is the cost of waking an idle CPU)
+        r = run([PERF, "sched", "timehist", "-i", self.data])
+        sums, last_on_cpu = {}, {}
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if len(f) < 6 or not f[1].startswith("["):
+                continue
+            try:
+                wait, delay, ran = float(f[-3]), float(f[-2]), float(f[-1])
+            except ValueError:
+                continue
+            task = " ".join(f[2:-3])
+            acc = sums.setdefault(task, [0, 0.0, 0.0, 0.0, 0, 0.0])
+            acc[0] += 1
+            acc[1] += wait
+            acc[2] += delay
+            acc[3] += ran
+            if last_on_cpu.get(f[1], "").startswith("<idle>"):
+                acc[4] += 1
+                acc[5] += delay
+            last_on_cpu[f[1]] = task
+        with open(self.out.replace("latency.txt", "timehist.tsv"), "w") as f:
+            f.write("task\tswitched_in\twait_ms\tsch_delay_ms\trun_ms"
+                    "\tafter_idle\tafter_idle_sch_delay_ms\n")
+            for task, a in sorted(sums.items(), key=lambda kv: -kv[1][3]):
+                f.write("%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t%.3f\n" % (task, *a))
+        os.unlink(self.data)
 
 
 def preload(args, srv):
@@ -733,8 +826,12 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         srv.dump_tsv("SHOW GLOBAL VARIABLES", os.path.join(tmp, "variables.tsv"))
         # before-snapshot, then the measured run
         srv.dump_tsv("SHOW GLOBAL STATUS", os.path.join(tmp, "status_before.tsv"))
+        if args.perf_schema:
+            srv.dump_tsv(METRICS_QUERY, os.path.join(tmp, "innodb_metrics_before.tsv"))
+            srv.sql(PFS_TRUNCATE)
         shutil.copyfile("/proc/diskstats", os.path.join(tmp, "diskstats_before.txt"))
         mdb0 = proc_times(srv.pid)[1]
+        sched = PerfSched(args, tmp) if args.perf_sched else None
         sampler = CpuSampler([srv.pid])
         measured_start = now_iso()
         log("%s: measured run %ds, %d threads" % (name, args.duration, threads))
@@ -742,8 +839,14 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
                                   os.path.join(tmp, "sysbench.log"), sampler)
         mdb1 = proc_times(srv.pid)[1]
         cpu = sampler.finish(mdb1 - mdb0, sb_cpu)
+        if sched:
+            sched.finish()
         shutil.copyfile("/proc/diskstats", os.path.join(tmp, "diskstats_after.txt"))
         srv.dump_tsv("SHOW GLOBAL STATUS", os.path.join(tmp, "status_after.tsv"))
+        if args.perf_schema:
+            srv.dump_tsv(METRICS_QUERY, os.path.join(tmp, "innodb_metrics_after.tsv"))
+            for fn, q in PFS_DUMPS.items():
+                srv.dump_tsv(q, os.path.join(tmp, fn))
         if rc != 0:
             raise RuntimeError("measured sysbench failed rc=%d (see %s)" % (
                 rc, os.path.join(tmp, "sysbench.log")))
@@ -799,6 +902,8 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             "pool_pages_data_before": int(pages_data) if pages_data else None,
             "pool_pages_total": int(pages_total) if pages_total else None,
             "fio": os.path.relpath(fio_outdir, args.out) if fio_files else None,
+            "perf_schema": bool(args.perf_schema),
+            "perf_sched_s": args.perf_sched or None,
         }, **cpu),
         "summary": summary,
     }
@@ -841,15 +946,16 @@ def point_name(loc, bp, threads, suffix=""):
 
 
 def build_matrix(args):
+    sfx = "-pfs" if args.perf_schema else ""
     pts = []
     for loc in args.locations:
         for bp in args.bp:
             for t in args.threads:
-                pts.append((loc, bp, t, point_name(loc, bp, t)))
+                pts.append((loc, bp, t, point_name(loc, bp, t, sfx)))
     for spec in args.repeat:
         loc, bp, t = spec.split(":")
         bp, t = parse_size(bp), int(t)
-        pts.append((loc, bp, t, point_name(loc, bp, t, "-repeat")))
+        pts.append((loc, bp, t, point_name(loc, bp, t, "-repeat" + sfx)))
     if args.only:
         want = set(args.only)
         pts = [p for p in pts if p[3] in want]
@@ -980,6 +1086,14 @@ def main(argv=None):
     ap.add_argument("--log-file-size", default="512M", help="innodb_log_file_size")
     ap.add_argument("--mysqld-opt", action="append", default=[],
                     help="extra my.cnf line KEY=VALUE (may repeat)")
+    ap.add_argument("--perf-schema", action="store_true",
+                    help="diagnostic capture: performance_schema on with every wait, stage and "
+                         "statement instrument timed, INNODB_METRICS all enabled; writes "
+                         "pfs_*.tsv and innodb_metrics_*.tsv (costs CPU: keep these traces "
+                         "out of calibration)")
+    ap.add_argument("--perf-sched", type=int, default=0, metavar="S",
+                    help="diagnostic: record the scheduler (perf sched) for S seconds in the "
+                         "middle of the measured run; writes perf_sched_latency.txt")
     ap.add_argument("--tmpfs-size", default="10g")
     ap.add_argument("--keep-tmpfs", action="store_true")
     ap.add_argument("--drop-caches", action="store_true",
