@@ -902,6 +902,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             "pool_pages_data_before": int(pages_data) if pages_data else None,
             "pool_pages_total": int(pages_total) if pages_total else None,
             "fio": os.path.relpath(fio_outdir, args.out) if fio_files else None,
+            "trace_set": args.trace_set or os.path.basename(args.out),
             "perf_schema": bool(args.perf_schema),
             "perf_sched_s": args.perf_sched or None,
         }, **cpu),
@@ -1086,6 +1087,9 @@ def main(argv=None):
     ap.add_argument("--log-file-size", default="512M", help="innodb_log_file_size")
     ap.add_argument("--mysqld-opt", action="append", default=[],
                     help="extra my.cnf line KEY=VALUE (may repeat)")
+    ap.add_argument("--trace-set", default=None,
+                    help="the trace set whose devices these runs use (meta capture.trace_set; "
+                         "poolsim names the device <set>-<kind>); default: the name of --out")
     ap.add_argument("--perf-schema", action="store_true",
                     help="diagnostic capture: performance_schema on with every wait, stage and "
                          "statement instrument timed, INNODB_METRICS all enabled; writes "

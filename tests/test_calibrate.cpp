@@ -70,6 +70,13 @@ TEST(Trace, LoadsACommittedLocalVmTrace) {
   EXPECT_EQ(t.fio.size(), 13u);
 }
 
+TEST(Trace, DeviceNameComesFromTheTraceSetItNamesElseItsDirectory) {
+  // A diagnostic subset (local-vm/pfs) ran on local-vm's devices and says so in capture.trace_set.
+  EXPECT_EQ(device_name_for(load_trace(kTraces + "/local-vm/pfs/disk-bp1G-t4-pfs")), "local-vm-virtual-disk");
+  EXPECT_EQ(device_name_for(load_trace(kTraces + "/local-vm/disk-bp1G-t4")), "local-vm-virtual-disk");
+  EXPECT_EQ(device_name_for(load_trace(kTraces + "/mdev-13845/bp4G-rw22-t32")), "mdev-13845-sata");
+}
+
 TEST(Trace, ParsesASysbench05Trace) {
   auto t = load_trace(kTraces + "/mdev-13845/bp16G-rw22-t16");
   EXPECT_EQ(t.sysbench.version, "0.5");

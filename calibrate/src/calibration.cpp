@@ -146,7 +146,11 @@ std::string devices_file_for(const std::string& profile_path) {
 
 std::string device_name_for(const Trace& t) {
   std::string kind = t.meta["storage"]["kind"].Scalar();
+  // The set whose devices the trace ran on: capture.trace_set when given (a diagnostic subset such
+  // as local-vm/pfs shares local-vm's devices), else the directory holding the trace.
   std::string set = std::filesystem::path(t.dir).parent_path().filename().string();
+  if (const auto capture = t.meta["capture"]; capture && capture.IsMap() && capture["trace_set"] && capture["trace_set"].IsScalar())
+    set = capture["trace_set"].Scalar();
   return set + "-" + kind;
 }
 
