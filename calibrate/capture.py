@@ -277,6 +277,19 @@ def other_busy_pct(seconds, exclude_pids=()):
     return max(0.0, 100.0 * busy / (el * os.cpu_count()))
 
 
+def cpu_probe(args):
+    """Events per second of `sysbench cpu` on one thread for --cpu-probe seconds: the VM's
+    effective core speed at the time (it varies with the host's load: the same point ran
+    42 % slower, at 64 % more CPU per transaction, nine hours apart; traces/local-vm/idle)."""
+    if not args.cpu_probe:
+        return None
+    r = run([SYSBENCH, "cpu", "--threads=1", "--time=%d" % args.cpu_probe, "run"])
+    m = re.search(r"events per second:\s+([\d.]+)", r.stdout)
+    if not m:
+        raise RuntimeError("sysbench cpu printed no events per second:\n" + r.stdout[-500:])
+    return float(m.group(1))
+
+
 def wait_for_quiet(args, name):
     """Wait up to --quiet-wait s for neighbours to use < --quiet-threshold %
     of the host's CPU (measured over 5 s). Returns (waited_s, last_pct)."""
@@ -517,7 +530,7 @@ def preload(args, srv):
 
 # ---------------------------------------------------------------- sysbench
 
-def sysbench_cmd(args, srv, threads, seconds, action="run"):
+def sysbench_cmd(args, srv, threads, seconds, action="run", rate=0):
     return [SYSBENCH, args.test,
             "--db-driver=mysql", "--mysql-socket=" + srv.sock,
             "--mysql-user=" + DB_USER, "--mysql-password=" + DB_PASS,
@@ -525,6 +538,7 @@ def sysbench_cmd(args, srv, threads, seconds, action="run"):
             "--tables=%d" % args.tables, "--table-size=%d" % args.table_size,
             "--rand-type=" + args.rand_type, "--range-size=%d" % args.range_size,
             "--threads=%d" % threads, "--time=%d" % seconds,
+            "--rate=%d" % rate,
             "--report-interval=%d" % args.report_interval,
             "--percentile=%d" % args.percentile, "--histogram=off", action]
 
@@ -804,6 +818,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         with open("/proc/sys/vm/drop_caches", "w") as f:
             f.write("3\n")
     waited, quiet_pct = wait_for_quiet(args, name)
+    probe_before = cpu_probe(args)
     started = now_iso()
     srv.start()
     try:
@@ -835,7 +850,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         sampler = CpuSampler([srv.pid])
         measured_start = now_iso()
         log("%s: measured run %ds, %d threads" % (name, args.duration, threads))
-        rc, sb_cpu = run_sysbench(sysbench_cmd(args, srv, threads, args.duration),
+        rc, sb_cpu = run_sysbench(sysbench_cmd(args, srv, threads, args.duration, rate=args.rate),
                                   os.path.join(tmp, "sysbench.log"), sampler)
         mdb1 = proc_times(srv.pid)[1]
         cpu = sampler.finish(mdb1 - mdb0, sb_cpu)
@@ -858,6 +873,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         if os.path.exists(srv.errlog):
             shutil.copyfile(srv.errlog, os.path.join(tmp, "mariadbd.err"))
     shutil.copyfile(srv.cnf, os.path.join(tmp, "my.cnf"))
+    probe_after = cpu_probe(args)  # after the server stopped: nothing else busy
 
     # fio copies
     fio_files = sorted(os.listdir(fio_outdir)) if os.path.isdir(fio_outdir) else []
@@ -877,7 +893,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
                      "test": args.test, "tables": args.tables,
                      "table_size": args.table_size, "rand_type": args.rand_type,
                      "range_size": args.range_size, "threads": threads,
-                     "duration_s": args.duration},
+                     "duration_s": args.duration, "rate": args.rate},
         "server": {"buffer_pool": size_unit(bp), "flush_log_at_trx_commit": 1,
                    "doublewrite": True, "binlog": False, "sync_binlog": 0,
                    "io_capacity": args.io_capacity,
@@ -903,6 +919,8 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             "pool_pages_total": int(pages_total) if pages_total else None,
             "fio": os.path.relpath(fio_outdir, args.out) if fio_files else None,
             "trace_set": args.trace_set or os.path.basename(args.out),
+            "cpu_probe_eps_before": probe_before,
+            "cpu_probe_eps_after": probe_after,
             "perf_schema": bool(args.perf_schema),
             "perf_sched_s": args.perf_sched or None,
         }, **cpu),
@@ -947,7 +965,7 @@ def point_name(loc, bp, threads, suffix=""):
 
 
 def build_matrix(args):
-    sfx = "-pfs" if args.perf_schema else ""
+    sfx = ("-rate%d" % args.rate if args.rate else "") + ("-pfs" if args.perf_schema else "")
     pts = []
     for loc in args.locations:
         for bp in args.bp:
@@ -1087,6 +1105,12 @@ def main(argv=None):
     ap.add_argument("--log-file-size", default="512M", help="innodb_log_file_size")
     ap.add_argument("--mysqld-opt", action="append", default=[],
                     help="extra my.cnf line KEY=VALUE (may repeat)")
+    ap.add_argument("--cpu-probe", type=int, default=5, metavar="S",
+                    help="run `sysbench cpu` on one thread for S s before the server starts and "
+                         "after the measured run (the host's effective core speed; 0 = skip)")
+    ap.add_argument("--rate", type=int, default=0,
+                    help="sysbench --rate of the measured run: transactions per second in all, "
+                         "arriving as a Poisson process (0 = closed loop); names get -rateN")
     ap.add_argument("--trace-set", default=None,
                     help="the trace set whose devices these runs use (meta capture.trace_set; "
                          "poolsim names the device <set>-<kind>); default: the name of --out")

@@ -584,6 +584,8 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     << "\n  index_updates: " << o.index_updates << "\n  non_index_updates: " << o.non_index_updates
     << "\n  delete_inserts: " << o.delete_inserts << "\n";
   y << "  threads: " << w["threads"].Scalar() << "\n";
+  // sysbench --rate (capture.py --rate): an open loop of that many transactions per second
+  if (w["rate"] && w["rate"].as<double>() > 0) y << "  rate: " << w["rate"].as<double>() << "/s\n";
   y << "simulation: {seed: 1, warmup: 2s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
   return y.str();
 }
