@@ -77,6 +77,14 @@ TEST(Trace, DeviceNameComesFromTheTraceSetItNamesElseItsDirectory) {
   EXPECT_EQ(device_name_for(load_trace(kTraces + "/mdev-13845/bp4G-rw22-t32")), "mdev-13845-sata");
 }
 
+TEST(Trace, AnOpenLoopTraceIsSimulatedAsAnOpenLoop) {
+  // capture.py --rate: sysbench's --rate becomes the scenario's workload.rate; a closed loop has none.
+  auto open = scenario_for_trace(load_trace(kTraces + "/local-vm/idle/tmpfs-bp3G-t1-rate50"), "p.yaml", {}, 5);
+  EXPECT_NE(open.find("\n  rate: 50/s\n"), std::string::npos) << open;
+  auto closed = scenario_for_trace(load_trace(kTraces + "/local-vm/idle/tmpfs-bp3G-t1"), "p.yaml", {}, 5);
+  EXPECT_EQ(closed.find("rate:"), std::string::npos) << closed;
+}
+
 TEST(Trace, ParsesASysbench05Trace) {
   auto t = load_trace(kTraces + "/mdev-13845/bp16G-rw22-t16");
   EXPECT_EQ(t.sysbench.version, "0.5");
