@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import yaml
@@ -460,7 +461,6 @@ class PerfSched:
     followed an idle CPU) as perf_sched_timehist.tsv."""
 
     def __init__(self, args, outdir):
-        import threading
         self.data = os.path.join(args.work, "perf-sched.data")
         self.out = os.path.join(outdir, "perf_sched_latency.txt")
         self.proc = None
