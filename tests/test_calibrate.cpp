@@ -1,5 +1,6 @@
 // Trace parsing (real files from traces/, and malformed ones), calibration and validation.
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <filesystem>
 #include <fstream>
@@ -83,6 +84,48 @@ TEST(Trace, AnOpenLoopTraceIsSimulatedAsAnOpenLoop) {
   EXPECT_NE(open.find("\n  rate: 50/s\n"), std::string::npos) << open;
   auto closed = scenario_for_trace(load_trace(kTraces + "/local-vm/idle/tmpfs-bp3G-t1"), "p.yaml", {}, 5);
   EXPECT_EQ(closed.find("rate:"), std::string::npos) << closed;
+}
+
+// Adds capture.py --cpu-probe's figures to a copied trace's meta.yaml.
+void add_cpu_probe(const std::string& dir, double before, double after) {
+  YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
+  meta["capture"]["cpu_probe_eps_before"] = before;
+  meta["capture"]["cpu_probe_eps_after"] = after;
+  std::ofstream(dir + "/meta.yaml") << meta << "\n";
+}
+
+TEST(Trace, AProbedTraceRunsAtItsHostsSpeedAgainstTheProfilesReferenceCore) {
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "probed");
+  add_cpu_probe(dir, 1400, 1600);
+  std::string profile = temp_path("probed-profile.yaml");
+  std::ofstream(profile) << "cpu_probe_eps: 3000\n";
+  auto y = scenario_for_trace(load_trace(dir), profile, {}, 5);
+  EXPECT_CONTAINS(y, "core_speed: 0.5}");  // 1500 events/s against 3000: half the reference core
+  // Unprobed traces, or a profile without a reference, keep the reference core.
+  EXPECT_EQ(scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), profile, {}, 5).find("core_speed"), std::string::npos);
+}
+
+TEST(Calibrate, EqualProbesLeaveTheFitAsItIsAndRecordTheReferenceCore) {
+  std::vector<Trace> plain, probed;
+  std::filesystem::create_directories(temp_path("probe-fit/local-vm"));  // the set's name names the devices
+  for (const char* loc : {"disk", "tmpfs"})
+    for (const char* bp : {"512M", "3G"})
+      for (int threads : {1, 4, 16, 64}) {
+        std::string name = std::string(loc) + "-bp" + bp + "-t" + std::to_string(threads);
+        plain.push_back(load_trace(kTraces + "/local-vm/" + name));
+        std::string dir = copy_trace(kTraces + "/local-vm/" + name, "probe-fit/local-vm/" + name);
+        add_cpu_probe(dir, 2990, 3010);
+        probed.push_back(load_trace(dir));
+      }
+  auto a = calibrate(plain, "p"), b = calibrate(probed, "p");
+  EXPECT_EQ(a.profile_yaml.find("cpu_probe_eps"), std::string::npos);
+  EXPECT_CONTAINS(b.profile_yaml, "cpu_probe_eps: 3000");
+  auto cpu = [](const std::string& y) { return y.substr(y.find("cpu:"), y.find("redo_bytes") - y.find("cpu:")); };
+  auto strip = [](std::string y) { return y.substr(0, y.find("cpu_probe_eps")) + y.substr(y.find("\n", y.find("cpu_probe_eps")) + 1); };
+  EXPECT_EQ(cpu(a.profile_yaml), cpu(strip(b.profile_yaml)));
+  std::string file = temp_path("probe-fit/profile.yaml");
+  std::ofstream(file) << b.profile_yaml;
+  EXPECT_NO_THROW(load_profile(file));  // the profile schema knows the key
 }
 
 TEST(Trace, ParsesASysbench05Trace) {

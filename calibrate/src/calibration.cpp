@@ -43,8 +43,17 @@ const std::map<std::string, double> kStatementShape = {
 
 double capture_value(const Trace& t, const char* key) {
   auto c = t.meta["capture"];
-  if (!c || !c[key]) return std::nan("");
+  if (!c || !c[key] || c[key].IsNull()) return std::nan("");
   return c[key].as<double>();
+}
+
+// The host's core speed when the trace ran: `sysbench cpu` events per second on one thread, the
+// mean of the probes before and after the point (capture.py --cpu-probe); NaN when not recorded.
+double cpu_probe_eps(const Trace& t) {
+  double before = capture_value(t, "cpu_probe_eps_before"), after = capture_value(t, "cpu_probe_eps_after");
+  if (std::isnan(before)) return after;
+  if (std::isnan(after)) return before;
+  return (before + after) / 2;
 }
 
 // The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
@@ -332,6 +341,16 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
                      "no trace records the server's CPU use (capture.mariadbd_cpu_pct) or the host's (iostat.txt); the fit needs one");
   const int n = static_cast<int>(usable.size());
   const bool host_wide = cpu.front().host_wide;
+  // The host's speed varies between captures (traces/local-vm/idle): when every trace probed it,
+  // CPU seconds are converted to seconds of the reference core, the traces' mean probe.
+  double probe_ref = 0;
+  for (const auto* t : usable) probe_ref += cpu_probe_eps(*t) / n;
+  std::vector<double> speed(n, 1.0);
+  if (!std::isnan(probe_ref))
+    for (int i = 0; i < n; ++i) {
+      speed[i] = cpu_probe_eps(*usable[i]) / probe_ref;
+      cpu[i].per_txn_s *= speed[i];
+    }
   for (int i = 0; i < n; ++i)
     if (cpu[i].host_wide != host_wide)
       throw InputError({usable[i]->dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
@@ -416,12 +435,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   std::vector<std::array<double, 3>> client_rows;  // statements, excess threads, CPU per txn
   double redo_sum = 0;
   int redo_n = 0;
-  for (const auto* t : usable) {
+  for (int i = 0; i < n; ++i) {
+    const Trace* t = usable[i];
     double sb = host_wide ? std::nan("") : capture_value(*t, "sysbench_cpu_pct");
     double cores = t->meta["host"]["cores"].as<double>();
     if (!std::isnan(sb))
       client_rows.push_back({statements_per_txn(*t), std::max(0.0, t->meta["workload"]["threads"].as<double>() - cores),
-                             sb / 100.0 * cores / t->sysbench.tps});
+                             sb / 100.0 * cores / t->sysbench.tps * speed[i]});
     auto redo = t->per_txn("Innodb_os_log_written");
     if (redo && row_changes_per_txn(*t) > 0) {
       redo_sum += *redo / row_changes_per_txn(*t);
@@ -514,6 +534,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "serial_section: 0us\n";
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
+  if (!std::isnan(probe_ref))
+    p << "cpu_probe_eps: " << probe_ref << "  # the reference core: mean sysbench cpu events/s of the traces (capture.cpu_probe_eps_*)\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
   p << "free_page_policy: " << free_page_policy_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
     << "  # from the engine's version, not fitted (calibrate/src/calibration.cpp free_page_policy_of)\n";
@@ -558,7 +580,14 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
   double steal_pct = capture_value(t, "steal_pct");
   if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
-  y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background << "}\n";
+  y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background;
+  // The host's speed during the trace against the profile's reference core, when both were probed.
+  double probe = cpu_probe_eps(t);
+  if (!std::isnan(probe)) {
+    YAML::Node profile = YAML::LoadFile(profile_path);
+    if (profile["cpu_probe_eps"]) y << ", core_speed: " << probe / profile["cpu_probe_eps"].as<double>();
+  }
+  y << "}\n";
   y << "storage: {kind: local, device: " << device_name_for(t);
   // Several devices striped into one volume (meta.yaml storage.devices: an md RAID0).
   if (t.meta["storage"]["devices"]) y << ", devices: " << t.meta["storage"]["devices"].Scalar();

@@ -501,6 +501,7 @@ SpecPtr build_profile_schema() {
       {"server_cpu_scale", with_default(real(0.01, 100.0, "Multiplies every server CPU cost above (not the client's): a version's CPU per unit of work relative to the profile it was derived from"), "1.0")},
       {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
+      {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
   }, "A server version profile");
 }
