@@ -223,6 +223,10 @@ ThroughputBound throughput_bound(const Scenario& s) {
   double io_cpu = p.page_read_cpu_s + checksum + (pool ? s.fabric.initiator_cpu_s : s.device(s.storage.device).host_cpu_per_io_s);
   double cpu = statement_cpu + client_cpu + oversubscription + reads * io_cpu;
   add_resource(b, "compute CPU", nodes * s.compute.cores * s.compute.core_speed / cpu);
+  // The profile's one-thread-at-a-time section (global latches): every statement, BEGIN and COMMIT
+  // included, holds it for serial_section on its server, so a server completes at most one
+  // transaction per statements x serial_section (the section's utilisation is at most 1).
+  if (p.serial_section_s > 0) add_resource(b, "serial section", nodes / (statements_per_txn * p.serial_section_s));
 
   // Storage: every page read occupies a device unit and crosses the interface; over NVMe-oF it also
   // takes the target's CPU, a storage port and the compute node's adapter.
@@ -394,9 +398,22 @@ nlohmann::ordered_json run_plan(const Plan& plan, const std::vector<Configuratio
       if (r.contains("bottleneck")) row["bottleneck"] = r["bottleneck"];
       if (r.contains("stop")) row["stop"] = r["stop"];
       nlohmann::ordered_json figures;
-      for (const char* key : {"latency_ms", "breakdown_ms", "innodb", "devices", "links", "cpus"})
+      for (const char* key : {"latency_ms", "breakdown_ms", "innodb", "devices", "links", "cpus", "series"})
         if (r.contains(key)) figures[key] = r[key];
       row["result"] = figures;
+      // The busiest SSD's write rate against its steady-state drain rate (the write buffer's), which
+      // the units' utilisation in the bottleneck does not count: near 1 the buffer fills and writes wait.
+      const auto& scenario = configs[survivors[k]].scenario;
+      nlohmann::ordered_json drain = nullptr;
+      if (r.contains("devices"))
+        for (const auto& d : r["devices"]) {
+          if (!d.contains("model") || !d.contains("write_MBps")) continue;
+          double rate = scenario.device(d["model"].get<std::string>()).drain_Bps();
+          if (rate <= 0) continue;
+          double use = d["write_MBps"].get<double>() * 1e6 / rate;
+          if (drain.is_null() || use > drain["utilisation"].get<double>()) drain = {{"device", d["name"]}, {"utilisation", use}};
+        }
+      if (!drain.is_null()) row["write_drain"] = drain;
     }
   }
   // The cheapest that meet the target, and the Pareto front of cost against simulated TPS.
@@ -444,7 +461,8 @@ std::string render_plan_table(const nlohmann::ordered_json& doc) {
       << " simulated, " << n["meeting"] << " meet the target\n\n";
   std::vector<std::string> header = {"id"};
   for (const auto& a : doc["axes"]) header.push_back(a.get<std::string>());
-  for (const char* h : {"cost_usd", "bound_tps", "bound_limit", "status", "tps", "+-ci95", "p99_ms", "+-ci95", "usd_per_tps", "bottleneck"})
+  for (const char* h : {"cost_usd", "bound_tps", "bound_limit", "status", "tps", "+-ci95", "p99_ms", "+-ci95", "usd_per_tps", "bottleneck",
+                        "write_drain"})
     header.push_back(h);
   std::vector<std::vector<std::string>> cells = {header};
   for (const auto& r : doc["configurations"]) {
@@ -463,6 +481,7 @@ std::string render_plan_table(const nlohmann::ordered_json& doc) {
     row.push_back(r.contains("bottleneck") ? r["bottleneck"]["kind"].get<std::string>() + " " +
                                                  fmt(100 * r["bottleneck"]["utilisation"].get<double>(), 0) + "%"
                                            : "");
+    row.push_back(r.contains("write_drain") ? fmt(100 * r["write_drain"]["utilisation"].get<double>(), 0) + "%" : "");
     cells.push_back(row);
   }
   std::vector<size_t> width(header.size(), 0);

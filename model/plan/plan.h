@@ -50,9 +50,10 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
 const schema::Spec& plan_schema();
 
 // An upper bound on a sysbench configuration's TPS from the operational laws (utilisation law per
-// resource, Little's law for the client population), with lower bounds on the demands: statement CPU
-// and the page reads that uniform keys cannot avoid. Writes, locks and queueing only lower TPS, so
-// leaving them out keeps it a bound. Also a floor under every transaction's latency (its own CPU).
+// resource, Little's law for the client population), with lower bounds on the demands: statement CPU,
+// the profile's serial section and the page reads that uniform keys cannot avoid. Writes, locks and
+// queueing only lower TPS, so leaving them out keeps it a bound. Also a floor under every
+// transaction's latency (its own CPU).
 struct ThroughputBound {
   double tps = std::numeric_limits<double>::infinity();
   std::string limit;             // the resource that sets the bound
@@ -96,6 +97,7 @@ nlohmann::ordered_json run_plan(const Plan& plan, const std::vector<Configuratio
 // Whether a simulated result meets the target (point estimates).
 bool meets_target(const nlohmann::ordered_json& result, const PlanTarget& target);
 
+// write_drain: the busiest SSD's write rate over its steady-state drain rate.
 std::string render_plan_table(const nlohmann::ordered_json& doc);
 
 // The bound of each point of a scenario (`poolsim run FILE --bounds`): params, the bound, the
