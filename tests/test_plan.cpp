@@ -217,3 +217,17 @@ TEST(Plan, BoundIsNeverBelowTheSimulator) {
   // serial section.
   EXPECT_EQ(limits, (std::set<std::string>{"compute CPU", "client threads", "SSD local-vm-virtual-disk", "SSDs", "serial section"}));
 }
+
+TEST(Bottleneck, NamesTheBusiestResourceAnSsdsWriteDrainIncluded) {
+  // Units 30 % busy but writes at 90 % of what the buffer drains: the drain saturates first.
+  nlohmann::ordered_json result = {
+      {"devices", {{{"name", "flash0/dev0"}, {"utilisation", 0.3}, {"write_drain_utilisation", 0.9}}}},
+      {"links", {{{"name", "flash0-port0-tx"}, {"utilisation", 0.5}}}},
+      {"cpus", {{{"host", "compute0"}, {"utilisation", 0.6}}}}};
+  auto b = poolsim::bottleneck(result);
+  EXPECT_EQ(b["kind"], "SSD write drain");
+  EXPECT_EQ(b["resource"], "flash0/dev0");
+  EXPECT_DOUBLE_EQ(b["utilisation"].get<double>(), 0.9);
+  result["devices"][0]["write_drain_utilisation"] = 0.1;
+  EXPECT_EQ(poolsim::bottleneck(result)["kind"], "compute CPU");
+}

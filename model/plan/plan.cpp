@@ -402,16 +402,14 @@ nlohmann::ordered_json run_plan(const Plan& plan, const std::vector<Configuratio
         if (r.contains(key)) figures[key] = r[key];
       row["result"] = figures;
       // The busiest SSD's write rate against its steady-state drain rate (the write buffer's), which
-      // the units' utilisation in the bottleneck does not count: near 1 the buffer fills and writes wait.
-      const auto& scenario = configs[survivors[k]].scenario;
+      // the units' utilisation does not count: near 1 the buffer fills and writes wait.
       nlohmann::ordered_json drain = nullptr;
       if (r.contains("devices"))
         for (const auto& d : r["devices"]) {
-          if (!d.contains("model") || !d.contains("write_MBps")) continue;
-          double rate = scenario.device(d["model"].get<std::string>()).drain_Bps();
-          if (rate <= 0) continue;
-          double use = d["write_MBps"].get<double>() * 1e6 / rate;
-          if (drain.is_null() || use > drain["utilisation"].get<double>()) drain = {{"device", d["name"]}, {"utilisation", use}};
+          if (!d.contains("write_drain_utilisation")) continue;
+          double use = d["write_drain_utilisation"].get<double>();
+          if (use > 0 && (drain.is_null() || use > drain["utilisation"].get<double>()))
+            drain = {{"device", d["name"]}, {"utilisation", use}};
         }
       if (!drain.is_null()) row["write_drain"] = drain;
     }

@@ -354,9 +354,13 @@ void Platform::reset_counters(double now_s) {
 namespace {
 nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& d, double elapsed) {
   const auto& c = d.counters();
+  double drain_Bps = d.spec().drain_Bps();
   return {{"name", name},
           {"model", d.spec().name},
           {"utilisation", d.unit_busy_s() / (d.spec().units() * elapsed)},
+          // Bytes written over what the write buffer drains to flash in the same time: near 1 the
+          // buffer fills and writes wait, which the units' utilisation above does not count.
+          {"write_drain_utilisation", drain_Bps > 0 ? c.write_bytes / (drain_Bps * elapsed) : 0.0},
           {"mean_queue_depth", c.response_s / elapsed},
           {"reads_per_s", c.reads / elapsed},
           {"writes_per_s", c.writes / elapsed},

@@ -213,20 +213,23 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
 nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
   nlohmann::ordered_json best;
   double highest = -1;
-  auto consider = [&](const char* list, const char* name_key, const std::function<std::string(const nlohmann::ordered_json&)>& kind) {
+  auto consider = [&](const char* list, const char* name_key, const char* figure,
+                      const std::function<std::string(const nlohmann::ordered_json&)>& kind) {
     if (!result.contains(list) || !result[list].is_array()) return;
     for (const auto& r : result[list]) {
-      if (!r.contains("utilisation") || !r.contains(name_key) || !r["utilisation"].is_number()) continue;
-      double u = r["utilisation"].get<double>();
+      if (!r.contains(figure) || !r.contains(name_key) || !r[figure].is_number()) continue;
+      double u = r[figure].get<double>();
       if (u > highest) {
         highest = u;
         best = {{"resource", r[name_key]}, {"kind", kind(r)}, {"utilisation", u}};
       }
     }
   };
-  consider("devices", "name", [](const auto&) { return std::string("SSD"); });
-  consider("links", "name", [](const auto&) { return std::string("link"); });
-  consider("cpus", "host", [](const auto& r) { return r.value("role", std::string("compute")) + " CPU"; });
+  consider("devices", "name", "utilisation", [](const auto&) { return std::string("SSD"); });
+  // An SSD's write buffer draining to flash is a resource of its own (pool-scaling saturates it first).
+  consider("devices", "name", "write_drain_utilisation", [](const auto&) { return std::string("SSD write drain"); });
+  consider("links", "name", "utilisation", [](const auto&) { return std::string("link"); });
+  consider("cpus", "host", "utilisation", [](const auto& r) { return r.value("role", std::string("compute")) + " CPU"; });
   return best;
 }
 
