@@ -325,3 +325,16 @@ TEST(Database, ThreadConcurrencyLimitsThreadsInsideInnodb) {
   EXPECT_NEAR(all, free_tps, 0.05 * free_tps);
   EXPECT_EQ(points[2]["breakdown_ms"]["concurrency_queue"].get<double>(), 0.0);
 }
+
+TEST(Database, SerialSectionQueueingHasItsOwnBreakdownEntry) {
+  // Queueing for the profile's one-thread-at-a-time section is neither network nor CPU: with the
+  // clients on the database host, no part of a transaction is network.
+  auto r = run_point(scenario_from(
+      "compute: {cores: 16}\n"
+      "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 64}\n"
+      "database: {profile: greatsql-8.0, buffer_pool: 256MiB, io_capacity: 2000}\n"
+      "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 2s}\n"));
+  EXPECT_GT(r["breakdown_ms"]["serial_section"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(r["breakdown_ms"]["network"].get<double>(), 0.0);
+}

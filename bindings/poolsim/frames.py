@@ -148,7 +148,7 @@ def histogram_frame(points: Sequence[dict]):
 
 def breakdown_frame(points: Sequence[dict]):
     """Where a transaction's time goes (ms per transaction), one row per sysbench point: cpu,
-    read_io, network, log_fsync, lock_wait, free_page_wait, concurrency_queue, and their ``total_ms``
+    read_io, network, log_fsync, lock_wait, free_page_wait, concurrency_queue, serial_section, and their ``total_ms``
     beside the measured ``latency_mean_ms``."""
     pd = _pd()
     params = param_columns(points)

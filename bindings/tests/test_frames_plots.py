@@ -46,7 +46,7 @@ def test_series_histogram_breakdown_utilisation(sysbench_result):
 
     b = sysbench_result.breakdown
     assert len(b) == 4
-    for c in ("cpu", "read_io", "network", "log_fsync", "lock_wait", "free_page_wait", "concurrency_queue",
+    for c in ("cpu", "read_io", "network", "log_fsync", "lock_wait", "free_page_wait", "concurrency_queue", "serial_section",
               "total_ms", "latency_mean_ms"):
         assert c in b, c
     # The components add up to (about) the mean latency.

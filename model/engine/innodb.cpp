@@ -91,10 +91,11 @@ void ClientThread::settle() {
   if (pending_delay_s <= 0 && pending_cpu_s <= 0) return;
   // The delay, then the CPU burst queued from the end of the delay: one timer for both.
   double start = now(), ready = start + pending_delay_s;
-  breakdown.network_s += pending_delay_s;
+  breakdown.network_s += pending_delay_s - pending_serial_s;
+  breakdown.serial_section_s += pending_serial_s;
   platform->compute_from(*node, ready, pending_cpu_s, pending_wakeup_s);
   breakdown.cpu_s += now() - ready;
-  pending_delay_s = pending_cpu_s = pending_wakeup_s = 0;
+  pending_delay_s = pending_cpu_s = pending_wakeup_s = pending_serial_s = 0;
 }
 
 InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayout& layout, const DatabaseConfig& config,
@@ -290,9 +291,10 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   double ready = now() + t.pending_delay_s;
   double burst_end = platform_.book_burst(*t.node, ready, t.pending_cpu_s, t.pending_wakeup_s);
   if (burst_end < 0) return false;  // sliced: settle() runs it
-  t.breakdown.network_s += t.pending_delay_s;
+  t.breakdown.network_s += t.pending_delay_s - t.pending_serial_s;
+  t.breakdown.serial_section_s += t.pending_serial_s;
   t.breakdown.cpu_s += burst_end - ready;
-  t.pending_delay_s = t.pending_cpu_s = t.pending_wakeup_s = 0;
+  t.pending_delay_s = t.pending_cpu_s = t.pending_wakeup_s = t.pending_serial_s = 0;
   t.read_issued_s = -1;
   ClientThread* thread = &t;
   simgrid::s4u::ActorPtr self = sg::Actor::self();
@@ -437,6 +439,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
       double arrival = now();
       auto slot = serial_section_.book(arrival, profile_.serial_section_s);
       t.pending_delay_s += slot.start_s - arrival;
+      t.pending_serial_s += slot.start_s - arrival;
     }
     if (s.kind == StatementKind::Begin) continue;
     if (s.kind == StatementKind::Commit) break;

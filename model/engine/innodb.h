@@ -22,10 +22,11 @@ namespace poolsim {
 // Where a transaction's time went (seconds), the latency breakdown of the results.
 struct TxnBreakdown {
   double cpu_s = 0, read_io_s = 0, network_s = 0, log_fsync_s = 0, lock_wait_s = 0, free_page_wait_s = 0,
-         queue_s = 0;
+         queue_s = 0, serial_section_s = 0;
   void add(const TxnBreakdown& o) {
     cpu_s += o.cpu_s; read_io_s += o.read_io_s; network_s += o.network_s; log_fsync_s += o.log_fsync_s;
     lock_wait_s += o.lock_wait_s; free_page_wait_s += o.free_page_wait_s; queue_s += o.queue_s;
+    serial_section_s += o.serial_section_s;
   }
 };
 
@@ -177,6 +178,7 @@ struct ClientThread {
   std::mt19937_64 rng;
   double pending_cpu_s = 0;    // CPU work accumulated since the last wait
   double pending_delay_s = 0;  // pure delays (round trips, client think) since the last wait
+  double pending_serial_s = 0; // of which queueing for the serial section (breakdown apart)
   double pending_wakeup_s = 0; // CPU the pending round trips cost if they wake on an idle core
   TxnBreakdown breakdown;
   std::vector<std::uint64_t> held_locks;

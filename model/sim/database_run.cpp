@@ -95,7 +95,8 @@ void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
                          {"log_fsync", breakdown_.log_fsync_s * per},
                          {"lock_wait", breakdown_.lock_wait_s * per},
                          {"free_page_wait", breakdown_.free_page_wait_s * per},
-                         {"concurrency_queue", breakdown_.queue_s * per}};
+                         {"concurrency_queue", breakdown_.queue_s * per},
+                         {"serial_section", breakdown_.serial_section_s * per}};
   out["rollbacks_per_s"] = rollbacks_ / elapsed_s;
   auto servers = nlohmann::ordered_json::array();
   for (const auto& s : servers_) servers.push_back(s->report(elapsed_s, txns / servers_.size()));
