@@ -103,6 +103,8 @@ TEST(Trace, AProbedTraceRunsAtItsHostsSpeedAgainstTheProfilesReferenceCore) {
   EXPECT_CONTAINS(y, "core_speed: 0.5}");  // 1500 events/s against 3000: half the reference core
   // Unprobed traces, or a profile without a reference, keep the reference core.
   EXPECT_EQ(scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), profile, {}, 5).find("core_speed"), std::string::npos);
+  auto e = error_of([&] { scenario_for_trace(load_trace(dir), temp_path("no-such-profile.yaml"), {}, 5); });
+  EXPECT_CONTAINS(e, "no-such-profile.yaml");
 }
 
 TEST(Calibrate, EqualProbesLeaveTheFitAsItIsAndRecordTheReferenceCore) {

@@ -584,7 +584,12 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // The host's speed during the trace against the profile's reference core, when both were probed.
   double probe = cpu_probe_eps(t);
   if (!std::isnan(probe)) {
-    YAML::Node profile = YAML::LoadFile(profile_path);
+    YAML::Node profile;
+    try {
+      profile = YAML::LoadFile(profile_path);
+    } catch (const YAML::Exception& e) {
+      throw InputError({profile_path, 0, 0}, "cpu_probe_eps", std::string("cannot read the profile for the trace's core speed: ") + e.what());
+    }
     if (profile["cpu_probe_eps"]) y << ", core_speed: " << probe / profile["cpu_probe_eps"].as<double>();
   }
   y << "}\n";
