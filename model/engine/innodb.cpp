@@ -91,10 +91,14 @@ void ClientThread::settle() {
   if (pending_delay_s <= 0 && pending_cpu_s <= 0) return;
   // The delay, then the CPU burst queued from the end of the delay: one timer for both.
   double start = now(), ready = start + pending_delay_s;
+  platform->compute_from(*node, ready, pending_cpu_s, pending_wakeup_s);
+  close_pending(ready, now());
+}
+
+void ClientThread::close_pending(double ready_s, double burst_end_s) {
   breakdown.network_s += pending_delay_s - pending_serial_s;
   breakdown.serial_section_s += pending_serial_s;
-  platform->compute_from(*node, ready, pending_cpu_s, pending_wakeup_s);
-  breakdown.cpu_s += now() - ready;
+  breakdown.cpu_s += burst_end_s - ready_s;
   pending_delay_s = pending_cpu_s = pending_wakeup_s = pending_serial_s = 0;
 }
 
@@ -291,10 +295,7 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   double ready = now() + t.pending_delay_s;
   double burst_end = platform_.book_burst(*t.node, ready, t.pending_cpu_s, t.pending_wakeup_s);
   if (burst_end < 0) return false;  // sliced: settle() runs it
-  t.breakdown.network_s += t.pending_delay_s - t.pending_serial_s;
-  t.breakdown.serial_section_s += t.pending_serial_s;
-  t.breakdown.cpu_s += burst_end - ready;
-  t.pending_delay_s = t.pending_cpu_s = t.pending_wakeup_s = t.pending_serial_s = 0;
+  t.close_pending(ready, burst_end);
   t.read_issued_s = -1;
   ClientThread* thread = &t;
   simgrid::s4u::ActorPtr self = sg::Actor::self();

@@ -188,6 +188,9 @@ struct ClientThread {
   double read_issued_s = -1;  // a read booked for this thread by a timer callback (InnodbServer::read_after_burst)
   // Runs the pending delay and CPU work: one timer and one execution, whatever the statements.
   void settle();
+  // Books the pending delays and the CPU burst (ready at ready_s, done at burst_end_s) into the
+  // breakdown and clears them.
+  void close_pending(double ready_s, double burst_end_s);
 };
 
 }  // namespace poolsim
