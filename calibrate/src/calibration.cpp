@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <sstream>
 
 #include "core/errors.h"
@@ -343,14 +344,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const bool host_wide = cpu.front().host_wide;
   // The host's speed varies between captures (traces/local-vm/idle): when every trace probed it,
   // CPU seconds are converted to seconds of the reference core, the traces' mean probe.
-  double probe_ref = 0;
-  for (const auto* t : usable) probe_ref += cpu_probe_eps(*t) / n;
-  std::vector<double> speed(n, 1.0);
-  if (!std::isnan(probe_ref))
-    for (int i = 0; i < n; ++i) {
-      speed[i] = cpu_probe_eps(*usable[i]) / probe_ref;
-      cpu[i].per_txn_s *= speed[i];
-    }
+  std::vector<double> speed(n);
+  for (int i = 0; i < n; ++i) speed[i] = cpu_probe_eps(*usable[i]);
+  const double probe_ref = std::accumulate(speed.begin(), speed.end(), 0.0) / n;  // NaN unless all probed
+  for (int i = 0; i < n; ++i) {
+    speed[i] = std::isnan(probe_ref) ? 1.0 : speed[i] / probe_ref;
+    cpu[i].per_txn_s *= speed[i];
+  }
   for (int i = 0; i < n; ++i)
     if (cpu[i].host_wide != host_wide)
       throw InputError({usable[i]->dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
