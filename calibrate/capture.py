@@ -1003,14 +1003,22 @@ def report(args, out=None):
     print("Written by `calibrate/capture.py --report` (%s). Derived from each trace's "
           "meta.yaml, sysbench.log and status dumps; rates are per second of the "
           "measured run. other%% = CPU used by other processes, %% of all cores.\n" % now_iso())
+    # The fio sets the traces ran with (capture.fio in their meta.yaml); other fio-* directories are
+    # diagnostic subsets with their own README.
+    referenced = set()
+    for d in os.listdir(args.out):
+        meta = os.path.join(args.out, d, "meta.yaml")
+        if os.path.isfile(meta):
+            with open(meta) as f:
+                referenced.update(re.findall(r"^\s+fio: ([\w.-]+)\s*$", f.read(), re.M))
     for fd in sorted(os.listdir(args.out)):
-        if fd.startswith("fio-") and os.path.isdir(os.path.join(args.out, fd)):
+        if fd in referenced and os.path.isdir(os.path.join(args.out, fd)):
             print("## %s\n" % fd)
             print("| job | IOPS | mean lat us | clat p99 us | fsync mean us |")
             print("|---|---|---|---|---|")
             names = sorted(os.listdir(os.path.join(args.out, fd)),
                            key=lambda n: ("write" in n, int(re.sub(r"\D", "", n.split("qd")[-1]) or 0)))
-            for fn in names:
+            for fn in (n for n in names if n.endswith(".json")):
                 f = fio_summary(os.path.join(args.out, fd, fn))
                 print("| %s | %.0f | %.1f | %.1f | %s |" % (
                     fn[:-5], f["iops"], f["lat_mean_us"], f["clat_p99_us"],
