@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "core/queueing.h"
 #include "sim/simulation.h"
@@ -109,6 +111,111 @@ TEST(NvmeDevice, WriteBufferDrainsAtTheSteadyStateRate) {
   EXPECT_GT(flushed - t, spec.write_cache_bytes / spec.drain_Bps() * 0.99);
 }
 
+// Greedy / FIFO garbage collection simulated page by page: `blocks` erase blocks of `pages` pages,
+// host writes uniform over a fraction 1 / a of them, the oldest block cleaned when no block is free
+// (its valid pages rewritten at the head). Returns flash page writes per host page write.
+double simulated_write_amplification(double a, int blocks, int pages, std::uint64_t seed) {
+  const int physical = blocks * pages;
+  const int logical = static_cast<int>(physical / a);
+  std::vector<int> where(logical, -1);        // logical page -> physical slot
+  std::vector<int> owner(physical, -1);       // physical slot -> logical page (-1: invalid or free)
+  std::vector<int> order;                     // blocks in the order they were filled (FIFO)
+  std::vector<int> free_blocks;
+  for (int b = blocks - 1; b >= 0; --b) free_blocks.push_back(b);
+  int head = free_blocks.back(), fill = 0;
+  free_blocks.pop_back();
+  std::uint64_t flash = 0, host = 0;
+  auto program = [&](int lpn) {
+    if (fill == pages) {
+      order.push_back(head);
+      head = free_blocks.back();
+      free_blocks.pop_back();
+      fill = 0;
+    }
+    int slot = head * pages + fill++;
+    if (where[lpn] >= 0) owner[where[lpn]] = -1;
+    where[lpn] = slot;
+    owner[slot] = lpn;
+    ++flash;
+  };
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int> lpn(0, logical - 1);
+  for (int i = 0; i < logical; ++i) program(i);  // fill once, then overwrite at random
+  const std::uint64_t warm = 20ull * physical, measured = 40ull * physical;
+  std::uint64_t flash_at = 0, host_at = 0;
+  for (std::uint64_t i = 0; i < warm + measured; ++i) {
+    if (i == warm) flash_at = flash, host_at = host;
+    while (free_blocks.empty() && fill == pages) {  // clean the oldest block
+      int victim = order.front();
+      order.erase(order.begin());
+      std::vector<int> valid;
+      for (int p = 0; p < pages; ++p)
+        if (owner[victim * pages + p] >= 0) valid.push_back(owner[victim * pages + p]), owner[victim * pages + p] = -1;
+      free_blocks.push_back(victim);
+      for (int v : valid) program(v);
+    }
+    program(lpn(rng));
+    ++host;
+  }
+  return static_cast<double>(flash - flash_at) / static_cast<double>(host - host_at);
+}
+
+TEST(WriteAmplification, MatchesThePublishedValueAndItsLimits) {
+  // Xiang & Kurkoski (arXiv:1110.4245): over-provisioning 0.3 gives 2.36 (their simulation: 2.35).
+  EXPECT_NEAR(write_amplification(1.3), 2.36, 0.01);
+  EXPECT_NEAR(write_amplification(50), 1.0, 1e-9);   // a nearly empty device copies nothing
+  EXPECT_GT(write_amplification(1.05), 10);           // a nearly full one copies most of each block
+  EXPECT_TRUE(std::isinf(write_amplification(1.0)));
+  for (double a : {1.1, 1.5, 2.0, 4.0}) EXPECT_LT(write_amplification(a * 1.01), write_amplification(a));
+}
+
+TEST(WriteAmplification, MatchesAPageLevelFifoCleaner) {
+  // The closed form is the many-pages-per-block limit of FIFO cleaning; 256 pages per block is close.
+  for (double a : {1.15, 1.3, 2.0}) {
+    double simulated = simulated_write_amplification(a, 256, 256, 7);
+    EXPECT_NEAR(simulated, write_amplification(a), write_amplification(a) * 0.03) << "physical / live " << a;
+  }
+}
+
+TEST(NvmeDevice, WriteBufferDrainsFasterWhenTheDeviceHoldsLittleData) {
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  ASSERT_GT(spec.raw_capacity_bytes, spec.capacity_bytes);
+  const double full_span_Bps = spec.write_iops * spec.reference_block_bytes;
+  // Full: the datasheet's steady state. The program bandwidth it implies, at amplification 1 when
+  // the device is nearly empty, capped by the interface.
+  EXPECT_NEAR(spec.drain_Bps(), full_span_Bps, 1e-6 * full_span_Bps);
+  const double program_Bps = full_span_Bps * write_amplification(spec.raw_capacity_bytes / spec.capacity_bytes);
+  EXPECT_NEAR(spec.drain_Bps(spec.capacity_bytes / 1000), std::min(program_Bps, spec.write_bandwidth_Bps), 1e-3 * program_Bps);
+  NvmeDevice device(spec, 1);
+  EXPECT_NEAR(device.drain_Bps(), full_span_Bps, 1e-6 * full_span_Bps);
+  device.add_live_bytes(200e9);
+  EXPECT_NEAR(device.drain_Bps(), spec.drain_Bps(200e9), 1e-9 * program_Bps);
+  EXPECT_GT(device.drain_Bps(), 3 * full_span_Bps);
+  // A device without a raw capacity drains at write_iops whatever it holds.
+  DeviceSpec unknown = spec;
+  unknown.raw_capacity_bytes = 0;
+  EXPECT_EQ(unknown.drain_Bps(1e9), full_span_Bps);
+}
+
+TEST(NvmeDevice, TheDatabaseFilesSetTheValidDataOfALocalSsd) {
+  // 4 tables of 100k rows: the tablespaces plus the redo log are all the SSD holds, unless `full`.
+  auto point = [](const std::string& valid) {
+    return run_point(scenario_from("storage: {kind: local, device: pcie4-nvme-tlc, valid_data: " + valid + "}\n"
+                                   "workload: {kind: sysbench, tables: 4, table_size: 100000, threads: 2}\n"
+                                   "database: {buffer_pool: 64MiB, log_file_size: 48MiB}\n"
+                                   "simulation: {warmup: 0.1s, batch: 0.1s, min_batches: 2, max_duration: 0.2s}\n"));
+  };
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  auto database = point("database")["devices"][0];
+  auto full = point("full")["devices"][0];
+  double valid = database["valid_data_GB"].get<double>() * 1e9;
+  EXPECT_GT(valid, 4 * 100000 * 180.0);  // at least the rows
+  EXPECT_LT(valid, 1e9);
+  EXPECT_NEAR(database["write_drain_MBps"].get<double>(), spec.drain_Bps(valid) / 1e6, 1e-6);
+  EXPECT_NEAR(full["valid_data_GB"].get<double>(), spec.capacity_bytes / 1e9, 1e-6);
+  EXPECT_NEAR(full["write_drain_MBps"].get<double>(), spec.write_iops * spec.reference_block_bytes / 1e6, 1e-6);
+}
+
 TEST(Queueing, MM1AtUtilisationHalf) {
   double r = simulated_mean_latency_s(queueing_scenario(1, "per-unit", "5K/s", 100));
   double expected = 100e-6 / (1 - 0.5);
@@ -173,7 +280,7 @@ TEST(NvmeDevice, ReadsQueueBehindPrograms) {
   spec.parallel_units = 1;
   spec.read_priority = false;
   NvmeDevice device(spec, 1);
-  double program_s = spec.unit_write_service_s(16384);
+  double program_s = spec.unit_write_service_s(16384, spec.drain_Bps());
   EXPECT_NEAR(program_s, 16384 / spec.drain_Bps(), 1e-15);
   device.write(0, 0, 16384);
   double interface_s = 16384 / spec.write_bandwidth_Bps;  // the write reaches the buffer after its transfer
@@ -227,7 +334,7 @@ TEST(NvmeDevice, WithReadPriorityAProgramTakesOnlyAnIdleUnit) {
   EXPECT_NEAR(device.read(0, 0, 16384), first + service, 1e-9);
   double t = 1.0;
   device.write(t, 0, 16384);
-  EXPECT_NEAR(device.read(t, 0, 16384), t + spec.unit_write_service_s(16384) + service, 1e-9);
+  EXPECT_NEAR(device.read(t, 0, 16384), t + spec.unit_write_service_s(16384, spec.drain_Bps()) + service, 1e-9);
 }
 
 TEST(NvmeDevice, ABlockingFlushWaitsForTheQueueAndHoldsBackLaterRequests) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace poolsim {
 
@@ -25,9 +26,35 @@ double DeviceSpec::read_delay_s() const {
   return std::max(read_latency_s - read_service_s - interface_ref, 0.0);
 }
 
-double DeviceSpec::unit_write_service_s(double bytes) const {
+double DeviceSpec::unit_write_service_s(double bytes, double drain_Bps) const {
   // At the write ceiling every unit programs all the time: units x bytes / drain rate each.
-  return drain_Bps() > 0 ? units() * bytes / drain_Bps() : 0.0;
+  return drain_Bps > 0 ? units() * bytes / drain_Bps : 0.0;
+}
+
+double write_amplification(double physical_over_live) {
+  const double a = physical_over_live;
+  if (!(a > 1)) return std::numeric_limits<double>::infinity();  // no spare block: cleaning never frees one
+  // Newton on f(x) = x - exp(-a (1 - x)) from x = 0. f is concave, negative at 0 and rising to the
+  // root x < 1 (x = 1 is the trivial one), so each tangent lands short of it: the iterates rise to it.
+  double x = 0;
+  for (int i = 0; i < 100; ++i) {
+    double e = std::exp(-a * (1 - x));
+    double step = (x - e) / (1 - a * e);
+    x -= step;
+    if (std::abs(step) < 1e-12) break;
+  }
+  return 1 / (1 - x);
+}
+
+double DeviceSpec::drain_Bps(double live_bytes) const {
+  double full_span_Bps = write_iops * reference_block_bytes;
+  if (raw_capacity_bytes <= capacity_bytes || capacity_bytes <= 0) return full_span_Bps;
+  // The flash program bandwidth that the datasheet's full-span rate implies, spent on host writes
+  // at the amplification of the data actually held; no faster than the host interface takes them.
+  double live = live_bytes > 0 ? std::min(live_bytes, capacity_bytes) : capacity_bytes;
+  double program_Bps = full_span_Bps * write_amplification(raw_capacity_bytes / capacity_bytes);
+  double drain = program_Bps / write_amplification(raw_capacity_bytes / live);
+  return write_bandwidth_Bps > 0 ? std::min(drain, write_bandwidth_Bps) : drain;
 }
 
 int DeviceSpec::units() const {
@@ -40,7 +67,13 @@ NvmeDevice::NvmeDevice(const DeviceSpec& spec, std::uint64_t seed)
     : spec_(spec),
       units_(spec.units(), spec.shared_queue ? FcfsServerBank::Dispatch::SharedQueue : FcfsServerBank::Dispatch::ByAddress),
       host_write_(1, FcfsServerBank::Dispatch::SharedQueue),
+      drain_Bps_(spec.drain_Bps()),
       rng_(seed) {}
+
+void NvmeDevice::add_live_bytes(double bytes) {
+  live_bytes_ += bytes;
+  drain_Bps_ = spec_.drain_Bps(live_bytes_);
+}
 
 double NvmeDevice::sample(double mean_s) {
   if (!spec_.exponential_service || mean_s <= 0) return mean_s;
@@ -64,7 +97,7 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
   double arrived = std::max(now_s, barrier_until_s_);
   if (spec_.write_bandwidth_Bps > 0) arrived = host_write_.book(arrived, bytes / spec_.write_bandwidth_Bps).end_s;
   double accepted = arrived;
-  double drain = spec_.drain_Bps();
+  double drain = drain_Bps_;
   if (drain > 0) {
     // The buffer holds (drained_at - t) x drain bytes at time t; this write needs room for `bytes`.
     double backlog_s = std::max(drained_at_s_ - arrived, 0.0);
@@ -77,7 +110,7 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
   for (double piece = 0; piece < bytes; piece += kUnitStripeBytes) {
     double n = std::min<double>(kUnitStripeBytes, bytes - piece);
     std::uint64_t unit = (offset_bytes + static_cast<std::uint64_t>(piece)) / kUnitStripeBytes;
-    if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(accepted, spec_.unit_write_service_s(n), unit);
+    if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(accepted, spec_.unit_write_service_s(n, drain), unit);
   }
   double interface_ref = spec_.write_bandwidth_Bps > 0 ? spec_.reference_block_bytes / spec_.write_bandwidth_Bps : 0.0;
   double done = accepted + sample(std::max(spec_.write_latency_s - interface_ref, 0.0));

@@ -36,7 +36,9 @@ struct DeviceSpec {
   double read_bandwidth_Bps = 0;      // host interface ceiling, device to host
   double write_bandwidth_Bps = 0;     // host interface ceiling, host to device
   double write_latency_s = 0;         // acknowledge of a reference-block write into the write buffer, QD1
-  double write_iops = 0;              // steady-state random write rate (reference blocks): the buffer's drain rate
+  double write_iops = 0;              // steady-state random write rate (reference blocks) over the full span:
+                                      // the buffer's drain rate when every block holds valid data
+  double raw_capacity_bytes = 0;      // flash behind `capacity` (0: unknown; the drain rate then stays write_iops)
   double write_cache_bytes = 0;       // write-back buffer
   double flush_latency_s = 0;         // a flush (fsync) command on an empty buffer
   bool power_loss_protection = false; // PLP: a flush need not wait for the buffer to drain
@@ -53,10 +55,22 @@ struct DeviceSpec {
   // Derived figures.
   double unit_read_service_s(double bytes) const;   // time one unit is busy for a read of `bytes`
   double read_delay_s() const;                       // the part of read_latency that occupies no unit
-  double unit_write_service_s(double bytes) const;  // time writing `bytes` to flash keeps one unit busy
+  double unit_write_service_s(double bytes, double drain_Bps) const;  // time writing `bytes` to flash keeps one unit busy
   int units() const;
-  double drain_Bps() const { return write_iops * reference_block_bytes; }
+  // The rate the write buffer drains to flash when `live_bytes` of the device hold valid data (0: all
+  // of `capacity`, the datasheet's preconditioned steady state). Garbage collection copies the valid
+  // pages of each block it erases; the fewer blocks hold valid data, the less it copies, so the same
+  // flash program bandwidth takes more host writes (see write_amplification()).
+  double drain_Bps(double live_bytes = 0) const;
 };
+
+// Write amplification of greedy / FIFO garbage collection under uniform random writes, as a function
+// of `physical_over_live` = flash capacity / valid data (> 1). A block reaches the cleaner after the
+// whole flash has been written once more; each of its pages is still valid with probability
+// x = exp(-a (1 - x)), and cleaning it writes 1 / (1 - x) pages per host page. This is the closed form
+// x = -W0(-a e^-a) / a of Desnoyers (ACM TOS 2014, "Analytic models of SSD write performance") and
+// Xiang & Kurkoski (arXiv:1110.4245: 2.36 at over-provisioning 0.3, simulation 2.35).
+double write_amplification(double physical_over_live);
 
 // One device instance: analytic FCFS queues, no SimGrid activity of its own. Callers get the
 // completion time of each request and wait for it with one timer.
@@ -70,6 +84,11 @@ public:
   double flush(double now_s);
 
   const DeviceSpec& spec() const { return spec_; }
+  // Valid data on the device (a file system on a discarded device holds only its files): sets the
+  // drain rate. Until it is called the device is full (the datasheet's steady state).
+  void add_live_bytes(double bytes);
+  double live_bytes() const { return live_bytes_; }
+  double drain_Bps() const { return drain_Bps_; }
 
   struct Counters {
     std::uint64_t reads = 0, writes = 0, flushes = 0;
@@ -89,6 +108,8 @@ private:
   FcfsServerBank units_;
   GapServer host_read_;        // interface, device to host
   FcfsServerBank host_write_;  // interface, host to device (writes arrive in time order)
+  double live_bytes_ = 0;      // 0: the whole capacity
+  double drain_Bps_ = 0;       // spec_.drain_Bps(live_bytes_)
   double drained_at_s_ = 0;    // time at which everything accepted so far has reached flash
   double last_done_s_ = 0;     // the latest completion of a read or write issued so far
   double barrier_until_s_ = 0; // flush_blocks_io: requests issued before this wait until then

@@ -31,6 +31,9 @@ public:
     return wait(done);
   }
   double capacity_bytes() const override { return members_.front()->spec().capacity_bytes * members_.size(); }
+  void hold(double bytes) override {
+    for (auto* m : members_) m->add_live_bytes(bytes / members_.size());
+  }
   bool atomic_writes() const override {
     return std::all_of(members_.begin(), members_.end(), [](const NvmeDevice* m) { return m->spec().atomic_writes; });
   }
@@ -145,6 +148,9 @@ public:
   }
 
   double capacity_bytes() const override { return capacity_; }
+  void hold(double bytes) override {
+    for (auto& m : members_) m.device->add_live_bytes(bytes / members_.size());
+  }
   double issue_cpu_s() const override { return fabric_.initiator_cpu_s; }
   bool atomic_writes() const override {
     return std::all_of(members_.begin(), members_.end(), [](const Member& m) { return m.device->spec().atomic_writes; });
@@ -293,6 +299,11 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
 
 Platform::~Platform() = default;
 
+void Platform::place_data(double bytes_per_node) {
+  if (scenario_.storage.valid_data == "full") return;
+  for (auto& c : compute_) c.storage->hold(bytes_per_node);
+}
+
 void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
   if (idle_extra_s > 0 && node.cores->idle_at(std::max(ready_s, now()))) reference_s += idle_extra_s;
   if (reference_s <= 0) {
@@ -354,13 +365,16 @@ void Platform::reset_counters(double now_s) {
 namespace {
 nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& d, double elapsed) {
   const auto& c = d.counters();
-  double drain_Bps = d.spec().drain_Bps();
+  double drain_Bps = d.drain_Bps();
   return {{"name", name},
           {"model", d.spec().name},
           {"utilisation", d.unit_busy_s() / (d.spec().units() * elapsed)},
           // Bytes written over what the write buffer drains to flash in the same time: near 1 the
           // buffer fills and writes wait, which the units' utilisation above does not count.
           {"write_drain_utilisation", drain_Bps > 0 ? c.write_bytes / (drain_Bps * elapsed) : 0.0},
+          // The drain rate and the valid data that set it (garbage collection's write amplification).
+          {"write_drain_MBps", drain_Bps / 1e6},
+          {"valid_data_GB", (d.live_bytes() > 0 ? d.live_bytes() : d.spec().capacity_bytes) / 1e9},
           {"mean_queue_depth", c.response_s / elapsed},
           {"reads_per_s", c.reads / elapsed},
           {"writes_per_s", c.writes / elapsed},

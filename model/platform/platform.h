@@ -39,6 +39,8 @@ public:
   virtual IoTiming write(std::uint64_t offset_bytes, double bytes) = 0;
   virtual IoTiming flush() = 0;
   virtual double capacity_bytes() const = 0;
+  // Files of `bytes` now live on this path: each device holds its stripe share as valid data.
+  virtual void hold(double bytes) = 0;
   virtual bool atomic_writes() const = 0;
   // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
   virtual double host_cpu_per_io_s() const { return 0; }
@@ -101,6 +103,9 @@ public:
   std::vector<ComputeNode>& compute() { return compute_; }
   std::vector<StorageNode>& storage_nodes() { return storage_; }
   const Scenario& scenario() const { return scenario_; }
+  // The database's files on each compute node's storage: unless storage.valid_data is full, the
+  // devices hold only these as valid data (their write buffers drain at that amplification).
+  void place_data(double bytes_per_node);
 
   // Runs `reference_s` seconds of reference-core CPU work on the calling actor's compute node: it
   // queues for a core (FCFS), and a burst longer than the scheduler's slice goes back to the queue

@@ -30,8 +30,9 @@ SpecPtr device_spec() {
       {"read_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, device to host", true))},
       {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, host to device", true))},
       {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Write acknowledge latency of a reference block at queue depth 1", true))},
-      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state random write rate in reference blocks: the write buffer drains at this rate, and each write programs a unit for units / write_iops per reference block", true))},
+      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state random write rate in reference blocks over the full span (every block valid): the write buffer drains at this rate (with raw_capacity: at the rate the data held allows), and each write programs a unit for units / drain rate per reference block", true))},
       {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Write-back buffer"), "0B")},
+      {"raw_capacity", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Flash behind the usable capacity (over-provisioning included). With it, write_iops is read as the full-span rate and the drain rate follows garbage collection's write amplification at the data the device holds (storage.valid_data); 0: unknown, the drain rate stays write_iops"), "0B")},
       {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"flush_blocks_io", with_default(boolean("A flush is not a queued command: it waits for the requests in flight and holds back those issued while it runs (SATA's non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)"), "false")},
@@ -66,6 +67,7 @@ SpecPtr build_scenario_schema() {
            {"device", with_default(string("Device model (catalogue name) of the local case"), "pcie4-nvme-tlc")},
            {"devices", with_default(integer(1.0, 64.0, "Local devices per compute node, striped into one volume (RAID0) when more than one"), "1")},
            {"stripe", with_default(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit (chunk) of the local devices (Linux md's default, U: mdadm 3.1+)"), "512KiB")},
+           {"valid_data", with_default(one_of({"database", "full"}, "What the SSDs hold as valid data, which sets garbage collection's write amplification and so how fast their write buffers drain (devices with raw_capacity). database: only the database's files (a file system made on a discarded device: mkfs.xfs and mke2fs discard the whole device by default); full: every block (a device filled and never trimmed: the datasheets' steady state)"), "database")},
            {"nodes", seq(map({
                 {"name", required(string("Storage node name"))},
                 {"cores", with_default(integer(1.0, 4096.0, "Cores serving NVMe-oF"), "32")},
@@ -314,6 +316,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.storage.device = st["device"].Scalar();
   s.storage.local_devices = st["devices"].as<int>();
   s.storage.local_stripe_bytes = q(st["stripe"], Dimension::Bytes);
+  s.storage.valid_data = st["valid_data"].Scalar();
   if (s.storage.kind == "local")
     check_catalogue_entry(s.devices, s.storage.device, origin, "storage.device", raw["storage"] ? raw["storage"]["device"] : YAML::Node());
   std::map<std::string, int> node_index;
@@ -592,6 +595,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.write_latency_s = q(n["write_latency"], Dimension::Seconds);
   d.write_iops = q(n["write_iops"], Dimension::PerSecond);
   d.write_cache_bytes = q(n["write_cache"], Dimension::Bytes);
+  d.raw_capacity_bytes = q(n["raw_capacity"], Dimension::Bytes);
   d.flush_latency_s = q(n["flush_latency"], Dimension::Seconds);
   d.power_loss_protection = n["power_loss_protection"].as<bool>();
   d.flush_blocks_io = n["flush_blocks_io"].as<bool>();

@@ -39,6 +39,7 @@ struct StorageConfig {
   std::string device;          // local device model
   int local_devices = 1;       // local devices per compute node, striped into one volume (RAID0) when > 1
   double local_stripe_bytes = 512 * 1024;  // their stripe unit (chunk)
+  std::string valid_data = "database";     // database: the SSDs hold only the database's files; full: every block
   std::vector<StorageNodeConfig> nodes;
   std::vector<std::string> volume_nodes;  // storage nodes that each compute node's volume spans
   int volume_devices_per_node = 0;        // 0: all devices of each node

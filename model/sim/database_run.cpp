@@ -11,6 +11,9 @@ DatabaseRun::DatabaseRun(Platform& platform, Measurement& measurement, const Sce
       layout_(scenario.workload.sysbench.tables, sysbench_table_shape(scenario.workload.sysbench.table_size, scenario.database.page_bytes)),
       mix_(scenario.workload.sysbench) {
   std::uint64_t seed = scenario.simulation.seed;
+  // The tablespaces and the redo log are what each node's database keeps on its storage (the
+  // doublewrite area, a few MiB, and the system tablespace are left out).
+  platform.place_data(layout_.total_pages() * layout_.page_bytes() + scenario.database.redo_capacity_bytes);
   for (size_t n = 0; n < platform.compute().size(); ++n) {
     auto& node = platform.compute()[n];
     servers_.push_back(std::make_unique<InnodbServer>(platform, node, layout_, scenario.database, scenario.profile, seed * 31 + n));
