@@ -141,6 +141,46 @@ TEST(Calibrate, EqualProbesLeaveTheFitAsItIsAndRecordTheReferenceCore) {
   EXPECT_NO_THROW(load_profile(file));  // the profile schema knows the key
 }
 
+TEST(Calibrate, CpuOnASlowerHostCountsForLessOfTheReferenceCore) {
+  // Fit A: every trace probed at 3000 events/s, CPU as measured. Fit B: the disk traces ran on a host
+  // half as fast (probe 1500) and so used twice the CPU seconds for the same work; the tmpfs traces
+  // as in A. The reference core is B's mean probe, 2250: in its seconds every trace's CPU is 4/3 of
+  // A's (2 x 1500 / 2250 = 3000 / 2250), so a linear fit gives 4/3 of every coefficient. Scaling the
+  // wrong way (x reference / probe) gives the disk traces 3x and the tmpfs ones 0.75x instead.
+  std::vector<Trace> a, b;
+  std::filesystem::create_directories(temp_path("speed-a/local-vm"));
+  std::filesystem::create_directories(temp_path("speed-b/local-vm"));
+  for (const char* loc : {"disk", "tmpfs"})
+    for (const char* bp : {"512M", "3G"})
+      for (int threads : {1, 4, 16, 64}) {
+        std::string name = std::string(loc) + "-bp" + bp + "-t" + std::to_string(threads);
+        std::string da = copy_trace(kTraces + "/local-vm/" + name, "speed-a/local-vm/" + name);
+        add_cpu_probe(da, 3000, 3000);
+        a.push_back(load_trace(da));
+        std::string db = copy_trace(kTraces + "/local-vm/" + name, "speed-b/local-vm/" + name);
+        bool slow = std::string(loc) == "disk";
+        add_cpu_probe(db, slow ? 1500 : 3000, slow ? 1500 : 3000);
+        if (slow) {
+          YAML::Node meta = YAML::LoadFile(db + "/meta.yaml");
+          for (const char* key : {"mariadbd_cpu_pct", "sysbench_cpu_pct"})
+            meta["capture"][key] = 2 * meta["capture"][key].as<double>();
+          std::ofstream(db + "/meta.yaml") << meta << "\n";
+        }
+        b.push_back(load_trace(db));
+      }
+  auto fa = calibrate(a, "a"), fb = calibrate(b, "b");
+  std::string pa = temp_path("speed-a/profile.yaml"), pb = temp_path("speed-b/profile.yaml");
+  std::ofstream(pa) << fa.profile_yaml;
+  std::ofstream(pb) << fb.profile_yaml;
+  auto ra = load_profile(pa), rb = load_profile(pb);
+  EXPECT_CONTAINS(fb.profile_yaml, "cpu_probe_eps: 2250");
+  for (auto kind : {StatementKind::PointSelect, StatementKind::Commit}) {
+    double x = ra.statement_cpu_s[static_cast<int>(kind)], y = rb.statement_cpu_s[static_cast<int>(kind)];
+    EXPECT_NEAR(y / x, 4.0 / 3.0, 0.01) << static_cast<int>(kind);
+  }
+  EXPECT_NEAR(rb.client_statement_cpu_s / ra.client_statement_cpu_s, 4.0 / 3.0, 0.01);
+}
+
 TEST(Trace, ParsesASysbench05Trace) {
   auto t = load_trace(kTraces + "/mdev-13845/bp16G-rw22-t16");
   EXPECT_EQ(t.sysbench.version, "0.5");
