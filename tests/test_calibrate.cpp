@@ -102,6 +102,16 @@ void add_cpu_probe(const std::string& dir, double before, double after) {
   std::ofstream(dir + "/meta.yaml") << meta << "\n";
 }
 
+// The traces traces/local-vm/profile.yaml is fitted on: both locations, the smallest and the
+// largest pool, every thread count.
+std::vector<std::string> local_vm_fit_traces() {
+  std::vector<std::string> names;
+  for (const char* loc : {"disk", "tmpfs"})
+    for (const char* bp : {"512M", "3G"})
+      for (int threads : {1, 4, 16, 64}) names.push_back(std::string(loc) + "-bp" + bp + "-t" + std::to_string(threads));
+  return names;
+}
+
 TEST(Trace, AProbedTraceRunsAtItsHostsSpeedAgainstTheProfilesReferenceCore) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "probed");
   add_cpu_probe(dir, 1400, 1600);
@@ -119,17 +129,14 @@ TEST(Calibrate, EqualProbesLeaveTheFitAsItIsAndRecordTheReferenceCore) {
   std::vector<Trace> plain, probed;
   std::filesystem::create_directories(temp_path("probe-fit/local-vm"));  // the set's name names the devices
   std::filesystem::create_directories(temp_path("plain-fit/local-vm"));
-  for (const char* loc : {"disk", "tmpfs"})
-    for (const char* bp : {"512M", "3G"})
-      for (int threads : {1, 4, 16, 64}) {
-        std::string name = std::string(loc) + "-bp" + bp + "-t" + std::to_string(threads);
-        std::string unprobed = copy_trace(kTraces + "/local-vm/" + name, "plain-fit/local-vm/" + name);
-        remove_cpu_probe(unprobed);
-        plain.push_back(load_trace(unprobed));
-        std::string dir = copy_trace(kTraces + "/local-vm/" + name, "probe-fit/local-vm/" + name);
-        add_cpu_probe(dir, 2990, 3010);
-        probed.push_back(load_trace(dir));
-      }
+  for (const auto& name : local_vm_fit_traces()) {
+    std::string unprobed = copy_trace(kTraces + "/local-vm/" + name, "plain-fit/local-vm/" + name);
+    remove_cpu_probe(unprobed);
+    plain.push_back(load_trace(unprobed));
+    std::string dir = copy_trace(kTraces + "/local-vm/" + name, "probe-fit/local-vm/" + name);
+    add_cpu_probe(dir, 2990, 3010);
+    probed.push_back(load_trace(dir));
+  }
   auto a = calibrate(plain, "p"), b = calibrate(probed, "p");
   EXPECT_EQ(a.profile_yaml.find("cpu_probe_eps"), std::string::npos);
   EXPECT_CONTAINS(b.profile_yaml, "cpu_probe_eps: 3000");
@@ -150,24 +157,21 @@ TEST(Calibrate, CpuOnASlowerHostCountsForLessOfTheReferenceCore) {
   std::vector<Trace> a, b;
   std::filesystem::create_directories(temp_path("speed-a/local-vm"));
   std::filesystem::create_directories(temp_path("speed-b/local-vm"));
-  for (const char* loc : {"disk", "tmpfs"})
-    for (const char* bp : {"512M", "3G"})
-      for (int threads : {1, 4, 16, 64}) {
-        std::string name = std::string(loc) + "-bp" + bp + "-t" + std::to_string(threads);
-        std::string da = copy_trace(kTraces + "/local-vm/" + name, "speed-a/local-vm/" + name);
-        add_cpu_probe(da, 3000, 3000);
-        a.push_back(load_trace(da));
-        std::string db = copy_trace(kTraces + "/local-vm/" + name, "speed-b/local-vm/" + name);
-        bool slow = std::string(loc) == "disk";
-        add_cpu_probe(db, slow ? 1500 : 3000, slow ? 1500 : 3000);
-        if (slow) {
-          YAML::Node meta = YAML::LoadFile(db + "/meta.yaml");
-          for (const char* key : {"mariadbd_cpu_pct", "sysbench_cpu_pct"})
-            meta["capture"][key] = 2 * meta["capture"][key].as<double>();
-          std::ofstream(db + "/meta.yaml") << meta << "\n";
-        }
-        b.push_back(load_trace(db));
-      }
+  for (const auto& name : local_vm_fit_traces()) {
+    std::string da = copy_trace(kTraces + "/local-vm/" + name, "speed-a/local-vm/" + name);
+    add_cpu_probe(da, 3000, 3000);
+    a.push_back(load_trace(da));
+    std::string db = copy_trace(kTraces + "/local-vm/" + name, "speed-b/local-vm/" + name);
+    bool slow = name.rfind("disk", 0) == 0;
+    add_cpu_probe(db, slow ? 1500 : 3000, slow ? 1500 : 3000);
+    if (slow) {
+      YAML::Node meta = YAML::LoadFile(db + "/meta.yaml");
+      for (const char* key : {"mariadbd_cpu_pct", "sysbench_cpu_pct"})
+        meta["capture"][key] = 2 * meta["capture"][key].as<double>();
+      std::ofstream(db + "/meta.yaml") << meta << "\n";
+    }
+    b.push_back(load_trace(db));
+  }
   auto fa = calibrate(a, "a"), fb = calibrate(b, "b");
   std::string pa = temp_path("speed-a/profile.yaml"), pb = temp_path("speed-b/profile.yaml");
   std::ofstream(pa) << fa.profile_yaml;
