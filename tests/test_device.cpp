@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <deque>
 #include <random>
 #include <vector>
 
@@ -119,7 +120,7 @@ double simulated_write_amplification(double a, int blocks, int pages, std::uint6
   const int logical = static_cast<int>(physical / a);
   std::vector<int> where(logical, -1);        // logical page -> physical slot
   std::vector<int> owner(physical, -1);       // physical slot -> logical page (-1: invalid or free)
-  std::vector<int> order;                     // blocks in the order they were filled (FIFO)
+  std::deque<int> order;                      // blocks in the order they were filled (FIFO)
   std::vector<int> free_blocks;
   for (int b = blocks - 1; b >= 0; --b) free_blocks.push_back(b);
   int head = free_blocks.back(), fill = 0;
@@ -147,7 +148,7 @@ double simulated_write_amplification(double a, int blocks, int pages, std::uint6
     if (i == warm) flash_at = flash, host_at = host;
     while (free_blocks.empty() && fill == pages) {  // clean the oldest block
       int victim = order.front();
-      order.erase(order.begin());
+      order.pop_front();
       std::vector<int> valid;
       for (int p = 0; p < pages; ++p)
         if (owner[victim * pages + p] >= 0) valid.push_back(owner[victim * pages + p]), owner[victim * pages + p] = -1;

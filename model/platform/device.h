@@ -87,7 +87,7 @@ public:
   // Valid data on the device (a file system on a discarded device holds only its files): sets the
   // drain rate. Until it is called the device is full (the datasheet's steady state).
   void add_live_bytes(double bytes);
-  double live_bytes() const { return live_bytes_; }
+  double valid_bytes() const { return live_bytes_ > 0 ? live_bytes_ : spec_.capacity_bytes; }
   double drain_Bps() const { return drain_Bps_; }
 
   struct Counters {

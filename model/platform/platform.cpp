@@ -374,7 +374,7 @@ nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& 
           {"write_drain_utilisation", drain_Bps > 0 ? c.write_bytes / (drain_Bps * elapsed) : 0.0},
           // The drain rate and the valid data that set it (garbage collection's write amplification).
           {"write_drain_MBps", drain_Bps / 1e6},
-          {"valid_data_GB", (d.live_bytes() > 0 ? d.live_bytes() : d.spec().capacity_bytes) / 1e9},
+          {"valid_data_GB", d.valid_bytes() / 1e9},
           {"mean_queue_depth", c.response_s / elapsed},
           {"reads_per_s", c.reads / elapsed},
           {"writes_per_s", c.writes / elapsed},
