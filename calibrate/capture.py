@@ -463,6 +463,8 @@ class PerfSched:
     def __init__(self, args, outdir):
         self.data = os.path.join(args.work, "perf-sched.data")
         self.out = os.path.join(outdir, "perf_sched_latency.txt")
+        self.keep_raw = (os.path.join(args.work, os.path.basename(outdir.rstrip("/")).replace(".partial", "") +
+                                      "-timehist.txt.gz") if args.perf_sched_raw else None)
         self.proc = None
         delay = max(0.0, (args.duration - args.perf_sched) / 2.0)
         self.timer = threading.Timer(delay, self._start, (args.perf_sched,))
@@ -509,7 +511,53 @@ class PerfSched:
                     "\tafter_idle\tafter_idle_sch_delay_ms\n")
             for task, a in sorted(sums.items(), key=lambda kv: -kv[1][3]):
                 f.write("%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t%.3f\n" % (task, *a))
+        write_burst_distributions(r.stdout, self.out.replace("latency.txt", "bursts.tsv"))
+        if self.keep_raw:
+            # Every switch, for offline analysis (tens of MB: kept in the scratch area, not the trace).
+            import gzip
+            w = run([PERF, "sched", "timehist", "-w", "-i", self.data])  # with the wake-up events
+            with gzip.open(self.keep_raw, "wt") as f:
+                f.write(w.stdout)
         os.unlink(self.data)
+
+
+def write_burst_distributions(timehist, path):
+    """Per command (all its threads), the distribution of CPU bursts (run time from switch-in
+    to switch-out) and of the wait for a CPU after a wake-up (sch delay), from `perf sched
+    timehist` lines: count, mean, squared coefficient of variation (the variability a queue's
+    waits scale with: (1 + SCV) / 2 for M/G/c) and quantiles. Run times of threads that ran
+    less than 100 times in the window are folded in with their command."""
+    runs, delays = {}, {}
+    for line in timehist.splitlines():
+        f = line.split()
+        if len(f) < 6 or not f[1].startswith("["):
+            continue
+        try:
+            delay, ran = float(f[-2]), float(f[-1])
+        except ValueError:
+            continue
+        comm = re.sub(r"\[.*$", "", " ".join(f[2:-3]))
+        if comm.startswith("<idle>"):
+            continue
+        runs.setdefault(comm, []).append(ran * 1e3)     # ms -> us
+        delays.setdefault(comm, []).append(delay * 1e3)
+
+    def describe(v):
+        v = sorted(v)
+        n = len(v)
+        mean = sum(v) / n
+        var = sum((x - mean) ** 2 for x in v) / n
+        q = lambda p: v[min(n - 1, int(p * n))]
+        return [n, mean, var / mean ** 2 if mean > 0 else 0.0, q(0.5), q(0.9), q(0.99), v[-1]]
+
+    with open(path, "w") as f:
+        f.write("comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\n")
+        for comm in sorted(runs, key=lambda c: -sum(runs[c])):
+            if len(runs[comm]) < 100:
+                continue
+            for what, v in (("run", runs[comm]), ("sch_delay", delays[comm])):
+                d = describe(v)
+                f.write("%s\t%s\t%d\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\n" % (comm, what, *d))
 
 
 def preload(args, srv):
@@ -765,13 +813,48 @@ def host_info():
     return {"cores": os.cpu_count(), "memory": "%dGiB" % gib}
 
 
+def completion_cpus(dev):
+    """How many CPUs take the block device's completion interrupts: the CPUs holding at least 5 %
+    of the interrupts (since boot) of the lines /proc/interrupts names after its controller
+    (virtioN-req.*, nvmeNq*). None when the lines are not found."""
+    try:
+        ctrl = os.path.basename(os.path.realpath("/sys/block/%s/device" % dev))
+    except OSError:
+        return None
+    prefix = ctrl + "-req" if ctrl.startswith("virtio") else (ctrl + "q" if ctrl.startswith("nvme") else None)
+    if prefix is None:
+        return None
+    per_cpu = None
+    with open("/proc/interrupts") as f:
+        ncpu = len(f.readline().split())
+        for line in f:
+            fields = line.split()
+            if not fields or not fields[-1].startswith(prefix):
+                continue
+            counts = [int(x) for x in fields[1:1 + ncpu]]
+            per_cpu = counts if per_cpu is None else [a + b for a, b in zip(per_cpu, counts)]
+    if not per_cpu or sum(per_cpu) == 0:
+        return None
+    return sum(1 for c in per_cpu if c >= 0.05 * sum(per_cpu))
+
+
 def storage_info(args, loc, datadir):
     if loc == "tmpfs":
         return {"kind": "tmpfs", "device": "tmpfs", "fs": "tmpfs"}
     dev = block_device_name(datadir)
     _, fs, _ = mount_info(datadir)
-    return {"kind": args.storage_kind or storage_kind_for(dev),
+    info = {"kind": args.storage_kind or storage_kind_for(dev),
             "device": dev or "unknown", "fs": fs}
+    if dev:
+        # the request queues, and the CPUs their completions interrupt (calibrate models a
+        # single interrupt CPU: poolsim's completion_interrupts: one-core)
+        mq = "/sys/block/%s/mq" % dev
+        if os.path.isdir(mq):
+            info["queues"] = len(os.listdir(mq))
+        cpus = completion_cpus(dev)
+        if cpus:
+            info["completion_cpus"] = cpus
+    return info
 
 
 def read_file(path):
@@ -1127,6 +1210,9 @@ def main(argv=None):
                          "statement instrument timed, INNODB_METRICS all enabled; writes "
                          "pfs_*.tsv and innodb_metrics_*.tsv (costs CPU: keep these traces "
                          "out of calibration)")
+    ap.add_argument("--perf-sched-raw", action="store_true",
+                    help="with --perf-sched: also keep every line of `perf sched timehist` as "
+                         "WORK/<trace>-timehist.txt.gz (outside the trace: tens of MB)")
     ap.add_argument("--perf-sched", type=int, default=0, metavar="S",
                     help="diagnostic: record the scheduler (perf sched) for S seconds in the "
                          "middle of the measured run; writes perf_sched_latency.txt")

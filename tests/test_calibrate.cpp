@@ -514,3 +514,38 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   EXPECT_CONTAINS(e, "storage.model");
   EXPECT_CONTAINS(e, "did you mean 'samsung-850-pro'");
 }
+
+TEST(Calibrate, ADiskWhoseCompletionsInterruptOneCpuIsFittedSo) {
+  // traces/local-vm's disk: one request queue, its interrupts on one vCPU (meta.yaml
+  // storage.completion_cpus: 1). The fitted device says so; tmpfs (no interrupts) does not.
+  std::vector<Trace> traces;
+  for (const char* run : {"disk-bp512M-t1", "disk-bp3G-t1", "disk-bp512M-t4", "disk-bp3G-t4", "tmpfs-bp512M-t1", "tmpfs-bp3G-t1"})
+    traces.push_back(load_trace(kTraces + "/local-vm/" + run));
+  auto fit = calibrate(traces, "interrupts-test");
+  auto disk = fit.devices_yaml.find("local-vm-virtual-disk:"), tmpfs = fit.devices_yaml.find("local-vm-tmpfs:");
+  ASSERT_NE(disk, std::string::npos);
+  ASSERT_NE(tmpfs, std::string::npos);
+  auto one_core = fit.devices_yaml.find("completion_interrupts: one-core");
+  ASSERT_NE(one_core, std::string::npos);
+  // It belongs to the disk's entry: after the disk's name and not after the tmpfs entry's start.
+  EXPECT_GT(one_core, disk);
+  EXPECT_TRUE(tmpfs < disk ? one_core > disk : one_core < tmpfs);
+  EXPECT_EQ(fit.devices_yaml.find("completion_interrupts", one_core + 1), std::string::npos);
+}
+
+TEST(Trace, PerfSchedBurstsArePooledOverCommands) {
+  // Two commands: 100 bursts of mean 100 us, SCV 1 (E[S^2] = 20000) and 100 of mean 50 us, SCV 0
+  // (E[S^2] = 2500): pooled mean 75 us, E[S^2] = 11250, SCV = 11250 / 5625 - 1 = 1.
+  std::string tsv =
+      "comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\n"
+      "mariadbd\trun\t100\t100.0\t1.000\t1\t1\t1\t1\n"
+      "mariadbd\tsch_delay\t100\t999.0\t9.000\t1\t1\t1\t1\n"
+      "sysbench\trun\t100\t50.0\t0.000\t1\t1\t1\t1\n";
+  auto b = parse_perf_sched_bursts(tsv, "perf_sched_bursts.tsv");
+  EXPECT_EQ(b.count, 200u);
+  EXPECT_NEAR(b.mean_us, 75.0, 1e-9);
+  EXPECT_NEAR(b.scv, 1.0, 1e-9);
+  auto e = error_of([] { parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\tx\t1\t1\n", "b.tsv"); });
+  EXPECT_CONTAINS(e, "b.tsv");
+  EXPECT_CONTAINS(e, ":2");
+}

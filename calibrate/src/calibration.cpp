@@ -263,6 +263,12 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   const std::string kind = t.meta["storage"]["kind"].Scalar();
   d << "  flush_blocks_io: " << (kind == "sata" || kind == "virtual-disk" ? "true" : "false") << "\n";
   d << "  host_cpu_per_io: " << fmt_us(host_cpu_s) << "  # fitted from the server's CPU per transaction (0: not fitted)\n";
+  // Where the device's completions interrupt: the CPUs capture.py saw take its interrupts
+  // (meta.yaml storage.completion_cpus, from /proc/interrupts); one CPU means one request queue.
+  const auto& cpus = t.meta["storage"]["completion_cpus"];
+  if (cpus && cpus.IsScalar() && cpus.as<int>() == 1)
+    d << "  completion_interrupts: one-core  # " << std::filesystem::path(t.dir).filename().string()
+      << "/meta.yaml storage.completion_cpus: 1 (/proc/interrupts)\n";
   return d.str();
 }
 

@@ -51,7 +51,10 @@ const Spec& meta_schema() {
                                {"flush_method", with_default(string(), "O_DIRECT")}}, "", true))},
       {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", quantity(Dimension::Bytes, 0.0, std::nullopt)}}, "", true))},
       {"storage", required(map({{"kind", required(one_of({"nvme", "sata", "pcie-flash", "tmpfs", "virtual-disk", "nvmeof"}))},
-                                {"device", string()}, {"fs", string()}}, "", true))},
+                                {"device", string()}, {"fs", string()},
+                                {"queues", integer(1.0, 1e5)},            // the device's request queues (/sys/block/DEV/mq)
+                                {"completion_cpus", integer(1.0, 1e5)}},  // CPUs that took its interrupts (/proc/interrupts)
+                               "", true))},
   }, "trace meta.yaml", true);
   return *spec;
 }
@@ -323,6 +326,58 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   return r;
 }
 
+CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file) {
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  std::vector<std::string> header;
+  double n = 0, sum = 0, sumsq = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, '\t');) f.push_back(cell);
+    if (line_no == 1) {
+      header = f;
+      continue;
+    }
+    auto col = [&](const char* name) -> std::string {
+      auto it = std::find(header.begin(), header.end(), name);
+      if (it == header.end()) throw InputError({file, 1, 1}, name, std::string("no column '") + name + "'");
+      size_t i = static_cast<size_t>(it - header.begin());
+      if (i >= f.size()) throw InputError({file, line_no, 1}, name, "the line has " + std::to_string(f.size()) + " fields, fewer than the header");
+      return f[i];
+    };
+    if (line.empty() || col("what") != "run") continue;
+    double count = 0, mean = 0, scv = 0;
+    try {
+      count = std::stod(col("count"));
+      mean = std::stod(col("mean_us"));
+      scv = std::stod(col("scv"));
+    } catch (const std::exception&) {
+      throw InputError({file, line_no, 1}, "count/mean_us/scv", "not a number");
+    }
+    if (count < 0 || mean < 0 || scv < 0) throw InputError({file, line_no, 1}, "count/mean_us/scv", "negative");
+    // Pool the commands: E[S^2] = mean^2 (1 + SCV) per command, weighted by its count.
+    n += count;
+    sum += count * mean;
+    sumsq += count * mean * mean * (1 + scv);
+  }
+  if (n <= 0) throw InputError({file, line_no, 1}, "", "no 'run' rows");
+  CpuBursts b;
+  b.count = static_cast<std::uint64_t>(n);
+  b.mean_us = sum / n;
+  b.scv = sumsq / n / (b.mean_us * b.mean_us) - 1;
+  return b;
+}
+
+std::optional<double> Trace::bursts_per_txn() const {
+  if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || meta["capture"]["perf_sched_s"].IsNull() ||
+      sysbench.tps <= 0)
+    return std::nullopt;
+  return cpu_bursts->count / (meta["capture"]["perf_sched_s"].as<double>() * sysbench.tps);
+}
+
 std::optional<double> Trace::per_txn(const std::string& counter) const {
   auto a = status_after.find(counter), b = status_before.find(counter);
   if (a == status_after.end() || b == status_before.end() || sysbench.transactions == 0) return std::nullopt;
@@ -380,6 +435,8 @@ Trace load_trace(const std::string& dir) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp(p.string()), p.string());
   }
+  auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
+  if (fs::exists(bursts)) t.cpu_bursts = parse_perf_sched_bursts(slurp(bursts.string()), bursts.string());
   auto fio_dir = fs::path(dir) / "fio";
   if (fs::is_directory(fio_dir)) {
     std::vector<fs::path> files;

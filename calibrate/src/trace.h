@@ -71,6 +71,14 @@ struct DeviceAwait {
   double reads_per_s = 0, writes_per_s = 0, flushes_per_s = 0;
 };
 
+// The CPU bursts perf sched saw (perf_sched_bursts.tsv of capture.py --perf-sched): every command's
+// runs from switch-in to switch-out, pooled (they share the cores): count, mean and SCV.
+struct CpuBursts {
+  std::uint64_t count = 0;
+  double mean_us = 0;
+  double scv = 0;
+};
+
 struct Trace {
   std::string dir;
   YAML::Node meta;  // validated, with defaults
@@ -79,6 +87,10 @@ struct Trace {
   std::vector<FioResult> fio;
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
+  std::optional<CpuBursts> cpu_bursts;  // perf_sched_bursts.tsv, when recorded
+  // CPU bursts per transaction: the bursts over the perf sched window (capture.perf_sched_s) times
+  // the measured TPS; nullopt without both.
+  std::optional<double> bursts_per_txn() const;
   // Status counter delta per transaction (nullopt when not recorded).
   std::optional<double> per_txn(const std::string& counter) const;
   // The block layer's mean await of `device` over the run (diskstats after - before, divided by
@@ -92,6 +104,7 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
+CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file);
 Trace load_trace(const std::string& dir);
 
 }  // namespace poolsim

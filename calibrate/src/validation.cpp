@@ -267,6 +267,18 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
     }
     row["predicted_breakdown_ms"] = r["breakdown_ms"];
     row["predicted_cpu_utilisation"] = r["cpus"][0]["utilisation"];
+    // The CPU bursts (runs between two waits) whose variability sets the run-queue waits.
+    const auto& cpu = r["cpus"][0];
+    double tps = r.value("tps", 0.0);
+    nlohmann::ordered_json bursts = {{"predicted", {{"per_txn", tps > 0 ? cpu.value("bursts_per_s", 0.0) / tps : 0.0},
+                                                    {"mean_us", cpu.value("burst_mean_us", 0.0)},
+                                                    {"scv", cpu.value("burst_scv", 0.0)}}}};
+    if (const auto& b = traces[i].cpu_bursts) {
+      bursts["measured"] = {{"mean_us", b->mean_us}, {"scv", b->scv}};
+      if (auto per_txn = traces[i].bursts_per_txn()) bursts["measured"]["per_txn"] = *per_txn;
+    }
+    row["cpu_bursts"] = bursts;
+    if (cpu.contains("core_utilisation")) row["predicted_core_utilisation"] = cpu["core_utilisation"];
     rows.push_back(row);
   }
   return {{"rows", rows}, {"summary", summarise(rows)}};

@@ -91,7 +91,7 @@ void ClientThread::settle() {
   if (pending_delay_s <= 0 && pending_cpu_s <= 0) return;
   // The delay, then the CPU burst queued from the end of the delay: one timer for both.
   double start = now(), ready = start + pending_delay_s;
-  platform->compute_from(*node, ready, pending_cpu_s, pending_wakeup_s);
+  platform->compute_from(*node, ready, pending_cpu_s, pending_wakeup_s, on_irq_core, &core);
   close_pending(ready, now());
 }
 
@@ -293,7 +293,7 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   // completion. When the frame is not at hand or the page is resident by then, the thread wakes at
   // the burst's end and the miss goes the general way, as after settle().
   double ready = now() + t.pending_delay_s;
-  double burst_end = platform_.book_burst(*t.node, ready, t.pending_cpu_s, t.pending_wakeup_s);
+  double burst_end = platform_.book_burst(*t.node, ready, t.pending_cpu_s, t.pending_wakeup_s, t.on_irq_core, &t.core);
   if (burst_end < 0) return false;  // sliced: settle() runs it
   t.close_pending(ready, burst_end);
   t.read_issued_s = -1;
@@ -331,6 +331,7 @@ void InnodbServer::finish_read(ClientThread& t, std::uint32_t page) {
     queue->wake_all();
   }
   t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
+  t.on_irq_core = node_.irq_core >= 0;
 }
 
 void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
@@ -424,6 +425,12 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
   bool wrote = false;
   for (const auto& s : statements) {
     ++counters.statements;
+    if (t.on_irq_core) {
+      // The statement that took the completion ends on the interrupt's core; the client's next
+      // request wakes the thread wherever a core is free.
+      t.settle();
+      t.on_irq_core = false;
+    }
     t.pending_wakeup_s += profile_.idle_wakeup_cpu_s;
     // One round trip per statement: client CPU and the network when clients are remote.
     if (t.client.remote) {
@@ -491,6 +498,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     return false;
   }
   t.settle();
+  t.on_irq_core = false;
   if (wrote) {
     txn_lsn = redo_->append(kCommitRecordBytes);
     double start = now();

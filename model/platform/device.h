@@ -48,6 +48,8 @@ struct DeviceSpec {
   bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
   bool exponential_service = false;   // service times exponential around their mean (queueing studies)
   bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
+  // Completions interrupt one CPU (a single request queue's vector) instead of the submitting one.
+  bool completions_on_one_core = false;
   bool read_priority = true;          // programs run in the units' idle time (program suspend); false: FCFS with reads
   double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO
   double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)

@@ -239,7 +239,10 @@ Platform::Platform(const Scenario& scenario, sg::Engine& engine) : scenario_(sce
     node.host = zone->create_host(name, scenario.compute.core_speed * kReferenceFlops)
                     ->set_core_count(scenario.compute.cores)
                     ->seal();
-    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, FcfsServerBank::Dispatch::Cores);
+    // A local device whose completions interrupt one CPU: per-core run queues, core 0 takes them.
+    if (!pool && scenario.device(scenario.storage.device).completions_on_one_core) node.irq_core = 0;
+    node.cores = std::make_unique<FcfsServerBank>(scenario.compute.cores, node.irq_core >= 0 ? FcfsServerBank::Dispatch::SharedQueue
+                                                                                             : FcfsServerBank::Dispatch::Cores);
     node.core_speed = scenario.compute.core_speed;
     node.time_slice_s = time_slice_s(scenario.compute.cores);
     if (pool) {
@@ -304,29 +307,56 @@ void Platform::place_data(double bytes_per_node) {
   for (auto& c : compute_) c.storage->hold(bytes_per_node);
 }
 
-void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
-  if (idle_extra_s > 0 && node.cores->idle_at(std::max(ready_s, now()))) reference_s += idle_extra_s;
+void Platform::count_burst(ComputeNode& node, double work_s) {
+  ++node.bursts;
+  node.burst_sum_s += work_s;
+  node.burst_sumsq_s += work_s * work_s;
+}
+
+void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
+  const int core = pick_core(node, std::max(ready_s, now()), on_irq_core, last_core);
+  auto idle = [&](double t) { return core >= 0 ? node.cores->idle_at(t, static_cast<std::uint64_t>(core)) : node.cores->idle_at(t); };
+  if (idle_extra_s > 0 && idle(std::max(ready_s, now()))) reference_s += idle_extra_s;
   if (reference_s <= 0) {
     if (ready_s > now()) wait_until(ready_s);
     return;
   }
+  count_burst(node, reference_s);
   node.cpu_busy_s += reference_s;
   // Slice by slice: each slice queues behind the work that arrived while the previous one ran.
   double left_s = reference_s / node.core_speed;
   while (left_s > 0) {
     double slice = std::min(left_s, node.time_slice_s);
-    wait_until(node.cores->book(std::max(ready_s, now()), slice).end_s);
+    double at = std::max(ready_s, now());
+    auto slot = core >= 0 ? node.cores->book_on(core, at, slice) : node.cores->book(at, slice);
+    if (last_core && node.irq_core >= 0) *last_core = slot.server;
+    wait_until(slot.end_s);
     left_s -= slice;
   }
 }
 
-double Platform::book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s) {
+double Platform::book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
   double start = std::max(ready_s, now());
-  double work_s = reference_s + (idle_extra_s > 0 && node.cores->idle_at(start) ? idle_extra_s : 0.0);
+  const int core = pick_core(node, start, on_irq_core, last_core);
+  bool idle = core >= 0 ? node.cores->idle_at(start, static_cast<std::uint64_t>(core)) : node.cores->idle_at(start);
+  double work_s = reference_s + (idle_extra_s > 0 && idle ? idle_extra_s : 0.0);
   if (work_s <= 0) return start;
   if (work_s / node.core_speed > node.time_slice_s) return -1;
+  count_burst(node, work_s);
   node.cpu_busy_s += work_s;
-  return node.cores->book(start, work_s / node.core_speed).end_s;
+  auto slot = core >= 0 ? node.cores->book_on(core, start, work_s / node.core_speed) : node.cores->book(start, work_s / node.core_speed);
+  if (last_core && node.irq_core >= 0) *last_core = slot.server;
+  return slot.end_s;
+}
+
+int Platform::pick_core(const ComputeNode& node, double t, bool on_irq_core, const int* last_core) {
+  if (node.irq_core < 0) return -1;
+  if (on_irq_core) return node.irq_core;
+  if (!last_core || *last_core < 0) return -1;
+  if (node.cores->idle_at(t, static_cast<std::uint64_t>(*last_core))) return *last_core;
+  for (int c = 0; c < node.cores->servers(); ++c)
+    if (node.cores->idle_at(t, static_cast<std::uint64_t>(c))) return c;
+  return *last_core;
 }
 
 double Platform::book_cpu(ComputeNode& node, double ready_s, double reference_s) {
@@ -350,6 +380,9 @@ void Platform::reset_counters(double now_s) {
   counters_since_s_ = now_s;
   for (auto& c : compute_) {
     c.cpu_busy_s = 0;
+    c.cores->reset_counters();
+    c.bursts = 0;
+    c.burst_sum_s = c.burst_sumsq_s = 0;
     c.nic_tx.reset_counters();
     c.nic_rx.reset_counters();
     for (auto& d : c.local_devices) d->reset_counters();
@@ -387,6 +420,11 @@ nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& 
           {"write_await_us", c.writes ? c.write_response_s / c.writes * 1e6 : 0.0},
           {"flush_await_us", c.flushes ? c.flush_response_s / c.flushes * 1e6 : 0.0}};
 }
+double burst_scv_of(const ComputeNode& c) {
+  if (c.bursts < 2 || c.burst_sum_s <= 0) return 0.0;
+  double mean = c.burst_sum_s / c.bursts;
+  return std::max(0.0, c.burst_sumsq_s / c.bursts / (mean * mean) - 1.0);
+}
 nlohmann::ordered_json link_report(const FabricLink& l, double elapsed) {
   return {{"name", l.name()}, {"utilisation", l.bytes() / (l.rate_Bps() * elapsed)}, {"MBps", l.bytes() / elapsed / 1e6}};
 }
@@ -409,7 +447,19 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     cpus.push_back({{"host", name},
                     {"role", "compute"},
                     {"cores", c.host->get_core_count()},
-                    {"utilisation", c.cpu_busy_s / (scenario_.compute.core_speed * c.host->get_core_count() * elapsed)}});
+                    {"utilisation", c.cpu_busy_s / (scenario_.compute.core_speed * c.host->get_core_count() * elapsed)},
+                    // The CPU bursts (one per run between two waits): what perf sched's run times
+                    // measure on a real host, in reference-core microseconds.
+                    {"bursts_per_s", c.bursts / elapsed},
+                    {"burst_mean_us", c.bursts ? c.burst_sum_s / c.bursts * 1e6 : 0.0},
+                    {"burst_scv", burst_scv_of(c)}});
+    if (c.irq_core >= 0) {
+      // Per-core run queues: each core's busy share (the interrupt core runs the woken threads).
+      nlohmann::ordered_json per_core = nlohmann::ordered_json::array();
+      for (double busy : c.cores->server_busy_s()) per_core.push_back(busy / elapsed);
+      cpus.back()["irq_core"] = c.irq_core;
+      cpus.back()["core_utilisation"] = per_core;
+    }
   }
   for (const auto& s : storage_) {
     for (size_t d = 0; d < s.devices.size(); ++d)

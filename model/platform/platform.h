@@ -92,6 +92,16 @@ struct ComputeNode {
   FabricLink nic_tx{"", 1.0}, nic_rx{"", 1.0};  // pool mode: the node's adapter
   std::unique_ptr<StoragePath> storage;
   double cpu_busy_s = 0;  // CPU work submitted through `compute()`, in reference-core seconds
+  // The core that takes the storage's completion interrupts (-1: each completion interrupts the
+  // core that submitted it, as NVMe's per-CPU queues do). When set, the cores keep per-core run
+  // queues as Linux does: a thread woken by a completion runs on this core (the wakee goes to the
+  // waker's CPU), any other wake-up goes to the thread's last core, or to an idle one when that is
+  // busy, and a busy core's waiting threads are not taken by the other cores.
+  int irq_core = -1;
+  // The bursts booked since the last reset, in reference-core seconds: their count, sum and sum of
+  // squares, for the report's mean and squared coefficient of variation.
+  std::uint64_t bursts = 0;
+  double burst_sum_s = 0, burst_sumsq_s = 0;
 };
 
 class Platform {
@@ -114,11 +124,11 @@ public:
   // The same for work that becomes ready at `ready_s` >= now (after a known delay): one timer in all
   // when the burst fits in a slice.
   // `idle_extra_s` is added when a core is idle at `ready_s` (the cost of waking on an idle core).
-  void compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0);
+  void compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0, bool on_irq_core = false, int* last_core = nullptr);
   // The end of the burst compute_from would run, booked now without waiting, when it fits in one
   // scheduler slice (the same booking compute_from makes); a negative value when it does not (it is
   // then not booked). For a burst followed at once by an IO issued at its end (one wait for both).
-  double book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0);
+  double book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s = 0, bool on_irq_core = false, int* last_core = nullptr);
   // The completion time of `reference_s` of CPU work on `node` ready at `ready_s` (no waiting: for
   // short work inside a chain of analytic stages, such as an NVMe-oF initiator's issuing).
   double book_cpu(ComputeNode& node, double ready_s, double reference_s);
@@ -134,6 +144,13 @@ public:
   nlohmann::ordered_json report(double now_s) const;
 
 private:
+  // Counts one burst for the report.
+  static void count_burst(ComputeNode& node, double work_s);
+  // The core a burst ready at `t` runs on when the node keeps per-core queues (irq_core >= 0): the
+  // interrupt's core after a completion; else the thread's last core if free, else an idle one,
+  // else the last core (a busy core's queue is not shared). -1: the shared queue (the first free core).
+  static int pick_core(const ComputeNode& node, double t, bool on_irq_core, const int* last_core);
+
   const Scenario& scenario_;
   std::vector<ComputeNode> compute_;
   std::vector<StorageNode> storage_;

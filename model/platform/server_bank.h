@@ -55,7 +55,18 @@ public:
     double start = std::max(arrival_s, free_at_s_[server]);
     double end = start + service_s;
     free_at_s_[server] = end;
+    add_server_busy(server, service_s);
     return {server, start, end};
+  }
+
+  // Books on server `server` (not for Cores, whose servers are not named).
+  Slot book_on(int server, double arrival_s, double service_s) {
+    busy_s_ += service_s;
+    ++requests_;
+    double start = std::max(arrival_s, free_at_s_[static_cast<size_t>(server)]);
+    free_at_s_[static_cast<size_t>(server)] = start + service_s;
+    add_server_busy(server, service_s);
+    return {server, start, start + service_s};
   }
 
   int servers() const { return static_cast<int>(free_at_s_.size()); }
@@ -66,15 +77,24 @@ public:
   // Whether the server `address` maps to (ByAddress) is idle at `t`.
   bool idle_at(double t, std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()] <= t; }
   double busy_s() const { return busy_s_; }
+  // Busy time per server since the last reset (empty for Cores, whose servers are not named).
+  const std::vector<double>& server_busy_s() const { return server_busy_s_; }
   std::uint64_t requests() const { return requests_; }
   void reset_counters() {
     busy_s_ = 0;
     requests_ = 0;
+    std::fill(server_busy_s_.begin(), server_busy_s_.end(), 0.0);
   }
 
 private:
   std::vector<double> free_at_s_;
+  void add_server_busy(int server, double service_s) {
+    if (server_busy_s_.empty()) server_busy_s_.assign(free_at_s_.size(), 0.0);
+    server_busy_s_[static_cast<size_t>(server)] += service_s;
+  }
+
   Dispatch dispatch_;
+  std::vector<double> server_busy_s_;
   double busy_s_ = 0;
   std::uint64_t requests_ = 0;
 };

@@ -40,6 +40,7 @@ SpecPtr device_spec() {
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
       {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
+      {"completion_interrupts", with_default(one_of({"submitting-core", "one-core"}, "Where the host takes this device's completions: submitting-core (NVMe and multi-queue devices: a completion queue and interrupt vector per CPU), one-core (a single request queue whose interrupt vector is delivered to one CPU, as a one-queue virtio-blk disk: a thread woken by a completion runs on that core)"), "submitting-core")},
       {"read_priority", with_default(boolean("Programs run only in a unit's idle time (program suspend), so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
       {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
@@ -603,6 +604,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
   d.read_priority = n["read_priority"].as<bool>();
+  d.completions_on_one_core = n["completion_interrupts"].Scalar() == "one-core";
   d.host_cpu_per_io_s = q(n["host_cpu_per_io"], Dimension::Seconds);
   d.host_cpu_per_flush_s = q(n["host_cpu_per_flush"], Dimension::Seconds);
   return d;
