@@ -94,7 +94,7 @@ struct ComputeNode {
   double cpu_busy_s = 0;  // CPU work submitted through `compute()`, in reference-core seconds
   // The core that takes the storage's completion interrupts (-1: each completion interrupts the
   // core that submitted it, as NVMe's per-CPU queues do). When set, the cores keep per-core run
-  // queues as Linux does: a thread woken by a completion runs on this core (the wakee goes to the
+  // queues as Linux does: a thread woken by its page read's completion runs on this core (the wakee goes to the
   // waker's CPU), any other wake-up goes to the thread's last core, or to an idle one when that is
   // busy, and a busy core's waiting threads are not taken by the other cores.
   int irq_core = -1;
