@@ -174,7 +174,9 @@ TEST(Warmup, SteadyStatePreloadMatchesTheReplay) {
       EXPECT_EQ(fresh.resident_pages(), std::min(frames, total)) << share;
       EXPECT_NEAR(fresh.old_pages(), 0.37 * fresh.resident_pages(), 21) << share;
       EXPECT_TRUE(fresh.tail_scan_consistent());
-      if (share > 1) EXPECT_NEAR(summary.predicted_misses_per_txn, 0.0, 1e-12);
+      if (share > 1) {
+        EXPECT_NEAR(summary.predicted_misses_per_txn, 0.0, 1e-12);
+      }
     }
     double expected = hit_ratio_after(false), got = hit_ratio_after(true);
     std::printf("pool %.2f of the data set: hit ratio after the replay %.4f, after the preload %.4f\n", share, expected, got);
