@@ -456,9 +456,10 @@ METRICS_QUERY = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS "
 class PerfSched:
     """--perf-sched S: `perf sched record` of every CPU for S seconds from the middle of
     the measured run; keeps `perf sched latency` (per task: run time, context switches,
-    mean and max delay from wake-up to running) as perf_sched_latency.txt, and per thread the
+    mean and max delay from wake-up to running) as perf_sched_latency.txt, per thread the
     sums of `perf sched timehist` (sleep, wait for a CPU, run time, and the wait of runs that
-    followed an idle CPU) as perf_sched_timehist.tsv."""
+    followed an idle CPU) as perf_sched_timehist.tsv, per command the bursts' distributions
+    as perf_sched_bursts.tsv, and with --perf-sched-raw every line of `timehist -w` in WORK."""
 
     def __init__(self, args, outdir):
         self.data = os.path.join(args.work, "perf-sched.data")
@@ -522,11 +523,11 @@ class PerfSched:
 
 
 def write_burst_distributions(timehist, path):
-    """Per command (all its threads), the distribution of CPU bursts (run time from switch-in
-    to switch-out) and of the wait for a CPU after a wake-up (sch delay), from `perf sched
-    timehist` lines: count, mean, squared coefficient of variation (the variability a queue's
-    waits scale with: (1 + SCV) / 2 for M/G/c) and quantiles. Run times of threads that ran
-    less than 100 times in the window are folded in with their command."""
+    """Per command (all its threads together), the distribution of CPU bursts (run time from
+    switch-in to switch-out) and of the wait for a CPU after a wake-up (sch delay), from `perf
+    sched timehist` lines: count, mean, squared coefficient of variation (the variability a
+    queue's waits scale with: (1 + SCV) / 2 for M/G/c) and quantiles. Commands that ran fewer
+    than 100 times in the window are left out."""
     runs, delays = {}, {}
     for line in timehist.splitlines():
         f = line.split()
@@ -1244,6 +1245,8 @@ def main(argv=None):
     for loc in args.locations:
         if loc not in ("disk", "tmpfs"):
             ap.error("unknown location %r" % loc)
+    if args.perf_sched_raw and not args.perf_sched:
+        ap.error("--perf-sched-raw needs --perf-sched S")
     args.out = os.path.abspath(args.out)
     args.work = os.path.abspath(args.work)
 

@@ -62,10 +62,15 @@ def main():
     a = ap.parse_args()
     runs, wakes = parse(a.timehist)
     busy = [r for r in runs if not r[3].startswith("<idle>")]
+    if not busy:
+        sys.exit("%s: only idle time in the window" % a.timehist)
     t0 = min(r[1] for r in busy)
     t1 = max(r[2] for r in busy)
     span = t1 - t0
-    # Idle periods per CPU: the gaps between consecutive runs (perf prints <idle> for some CPUs only).
+    if span <= 0:
+        sys.exit("%s: the window has no length" % a.timehist)
+    # Idle periods per CPU: the gaps between consecutive runs (perf prints <idle> for some CPUs only;
+    # the time before a CPU's first run and after its last in the window is not counted).
     by_cpu = collections.defaultdict(list)
     for cpu, s, e, task, _ in busy:
         by_cpu[cpu].append((s, e))

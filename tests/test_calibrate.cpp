@@ -548,4 +548,36 @@ TEST(Trace, PerfSchedBurstsArePooledOverCommands) {
   auto e = error_of([] { parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\tx\t1\t1\n", "b.tsv"); });
   EXPECT_CONTAINS(e, "b.tsv");
   EXPECT_CONTAINS(e, ":2");
+  e = error_of([] { parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\t10\tnan\t1\n", "n.tsv"); });
+  EXPECT_CONTAINS(e, "n.tsv:2");
+  e = error_of([] { parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\n", "h.tsv"); });
+  EXPECT_CONTAINS(e, "no 'run' rows");
+}
+
+TEST(Trace, ABrokenBurstFileCostsOnlyItsComparison) {
+  // perf_sched_bursts.tsv is diagnostic: a header-only one (no command ran 100 times) leaves the
+  // trace valid, without CPU bursts; a good one gives bursts per transaction over perf's window.
+  std::string dir = copy_trace(kTraces + "/local-vm/sched/disk-bp3G-t4", "bursts-broken");
+  auto good = load_trace(dir);
+  ASSERT_TRUE(good.cpu_bursts.has_value());
+  ASSERT_TRUE(good.bursts_per_txn().has_value());
+  EXPECT_NEAR(*good.bursts_per_txn(), good.cpu_bursts->count / (10.0 * good.sysbench.tps), 1e-9);
+  {
+    std::ofstream f(dir + "/perf_sched_bursts.tsv");
+    f << "comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\n";
+  }
+  auto broken = load_trace(dir);
+  EXPECT_FALSE(broken.cpu_bursts.has_value());
+  EXPECT_FALSE(broken.bursts_per_txn().has_value());
+  EXPECT_NEAR(broken.sysbench.tps, good.sysbench.tps, 1e-9);
+}
+
+TEST(Trace, ATrailingSlashNamesTheSameTrace) {
+  // A shell's completion adds the slash: the trace keeps its name and its set (the device's name).
+  auto plain = load_trace(kTraces + "/local-vm/disk-bp1G-t4");
+  auto slashed = load_trace(kTraces + "/local-vm/disk-bp1G-t4/");
+  EXPECT_EQ(slashed.dir, plain.dir);
+  std::string yaml = scenario_for_trace(slashed, kTraces + "/local-vm/profile.yaml", {}, 5);
+  EXPECT_CONTAINS(yaml, "name: disk-bp1G-t4");
+  EXPECT_CONTAINS(yaml, "local-vm-virtual-disk");
 }

@@ -1,6 +1,8 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cmath>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -357,13 +359,15 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
     } catch (const std::exception&) {
       throw InputError({file, line_no, 1}, "count/mean_us/scv", "not a number");
     }
-    if (count < 0 || mean < 0 || scv < 0) throw InputError({file, line_no, 1}, "count/mean_us/scv", "negative");
+    if (!std::isfinite(count) || !std::isfinite(mean) || !std::isfinite(scv) || count < 0 || mean < 0 || scv < 0 ||
+        count != std::floor(count))
+      throw InputError({file, line_no, 1}, "count/mean_us/scv", "expected a whole count and finite, non-negative mean and SCV");
     // Pool the commands: E[S^2] = mean^2 (1 + SCV) per command, weighted by its count.
     n += count;
     sum += count * mean;
     sumsq += count * mean * mean * (1 + scv);
   }
-  if (n <= 0) throw InputError({file, line_no, 1}, "", "no 'run' rows");
+  if (n <= 0 || sum <= 0) throw InputError({file, line_no, 1}, "", "no 'run' rows with bursts");
   CpuBursts b;
   b.count = static_cast<std::uint64_t>(n);
   b.mean_us = sum / n;
@@ -372,10 +376,12 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
 }
 
 std::optional<double> Trace::bursts_per_txn() const {
-  if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || meta["capture"]["perf_sched_s"].IsNull() ||
+  if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
       sysbench.tps <= 0)
     return std::nullopt;
-  return cpu_bursts->count / (meta["capture"]["perf_sched_s"].as<double>() * sysbench.tps);
+  double window_s = 0;
+  if (!YAML::convert<double>::decode(meta["capture"]["perf_sched_s"], window_s) || !(window_s > 0)) return std::nullopt;
+  return cpu_bursts->count / (window_s * sysbench.tps);
 }
 
 std::optional<double> Trace::per_txn(const std::string& counter) const {
@@ -413,7 +419,9 @@ std::optional<DeviceAwait> Trace::device_await(const std::string& device) const 
 
 Trace load_trace(const std::string& dir) {
   Trace t;
+  // "traces/x/" names the same trace as "traces/x": the trace's name and set come from the path.
   t.dir = dir;
+  while (t.dir.size() > 1 && t.dir.back() == '/') t.dir.pop_back();
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
   YAML::Node meta;
   try {
@@ -436,7 +444,14 @@ Trace load_trace(const std::string& dir) {
     if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp(p.string()), p.string());
   }
   auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
-  if (fs::exists(bursts)) t.cpu_bursts = parse_perf_sched_bursts(slurp(bursts.string()), bursts.string());
+  if (fs::exists(bursts)) {
+    // A diagnostic file: a broken one costs its comparison, not the trace.
+    try {
+      t.cpu_bursts = parse_perf_sched_bursts(slurp(bursts.string()), bursts.string());
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "poolsim: warning: %s (the trace's CPU bursts are left out)\n", e.what());
+    }
+  }
   auto fio_dir = fs::path(dir) / "fio";
   if (fs::is_directory(fio_dir)) {
     std::vector<fs::path> files;

@@ -494,6 +494,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     // Rolled back: sysbench retries the event (error 1213 is ignored by default).
     t.deadlocked = false;
     t.settle();
+    t.on_irq_core = false;
     release_locks(t);
     return false;
   }

@@ -180,8 +180,8 @@ struct ClientThread {
   double pending_delay_s = 0;  // pure delays (round trips, client think) since the last wait
   double pending_serial_s = 0; // of which queueing for the serial section (breakdown apart)
   double pending_wakeup_s = 0; // CPU the pending round trips cost if they wake on an idle core
-  bool on_irq_core = false;
-  int core = -1;               // the core it last ran on (per-core queues only)    // woken by a storage completion: on the interrupt's core until the statement ends
+  bool on_irq_core = false;    // woken by its read's completion: on the interrupt's core until the statement ends
+  int core = -1;               // the core it last ran on (per-core queues only)
   TxnBreakdown breakdown;
   std::vector<std::uint64_t> held_locks;
   ClientThread* waiting_for = nullptr;  // holder of the lock this thread waits for (deadlock detection)

@@ -449,9 +449,9 @@ nlohmann::ordered_json Platform::report(double now_s) const {
                     {"cores", c.host->get_core_count()},
                     {"utilisation", c.cpu_busy_s / (scenario_.compute.core_speed * c.host->get_core_count() * elapsed)},
                     // The CPU bursts (one per run between two waits): what perf sched's run times
-                    // measure on a real host, in reference-core microseconds.
+                    // measure on a real host, in microseconds on this node's cores.
                     {"bursts_per_s", c.bursts / elapsed},
-                    {"burst_mean_us", c.bursts ? c.burst_sum_s / c.bursts * 1e6 : 0.0},
+                    {"burst_mean_us", c.bursts ? c.burst_sum_s / c.bursts / c.core_speed * 1e6 : 0.0},
                     {"burst_scv", burst_scv_of(c)}});
     if (c.irq_core >= 0) {
       // Per-core run queues: each core's busy share (the interrupt core runs the woken threads).

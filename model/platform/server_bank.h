@@ -6,6 +6,7 @@
 // requests in your own queues").
 #pragma once
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <iterator>
@@ -61,6 +62,7 @@ public:
 
   // Books on server `server` (not for Cores, whose servers are not named).
   Slot book_on(int server, double arrival_s, double service_s) {
+    assert(dispatch_ != Dispatch::Cores && "Cores keeps its servers as a heap: they have no names");
     busy_s_ += service_s;
     ++requests_;
     double start = std::max(arrival_s, free_at_s_[static_cast<size_t>(server)]);

@@ -230,6 +230,19 @@ nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
   consider("devices", "name", "write_drain_utilisation", [](const auto&) { return std::string("SSD write drain"); });
   consider("links", "name", "utilisation", [](const auto&) { return std::string("link"); });
   consider("cpus", "host", "utilisation", [](const auto& r) { return r.value("role", std::string("compute")) + " CPU"; });
+  // With per-core run queues one core (the interrupt's) can saturate while the node's mean does not.
+  if (result.contains("cpus") && result["cpus"].is_array())
+    for (const auto& r : result["cpus"]) {
+      if (!r.contains("core_utilisation") || !r["core_utilisation"].is_array() || !r.contains("host")) continue;
+      const auto& cores = r["core_utilisation"];
+      for (size_t c = 0; c < cores.size(); ++c)
+        if (cores[c].is_number() && cores[c].get<double>() > highest) {
+          highest = cores[c].get<double>();
+          best = {{"resource", r["host"].get<std::string>() + "/core" + std::to_string(c)},
+                  {"kind", "compute CPU core"},
+                  {"utilisation", highest}};
+        }
+    }
   return best;
 }
 
