@@ -315,8 +315,7 @@ void Platform::count_burst(ComputeNode& node, double work_s) {
 
 void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
   const int core = pick_core(node, std::max(ready_s, now()), on_irq_core, last_core);
-  auto idle = [&](double t) { return core >= 0 ? node.cores->idle_at(t, static_cast<std::uint64_t>(core)) : node.cores->idle_at(t); };
-  if (idle_extra_s > 0 && idle(std::max(ready_s, now()))) reference_s += idle_extra_s;
+  if (idle_extra_s > 0 && core_idle_at(node, core, std::max(ready_s, now()))) reference_s += idle_extra_s;
   if (reference_s <= 0) {
     if (ready_s > now()) wait_until(ready_s);
     return;
@@ -327,10 +326,7 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
   double left_s = reference_s / node.core_speed;
   while (left_s > 0) {
     double slice = std::min(left_s, node.time_slice_s);
-    double at = std::max(ready_s, now());
-    auto slot = core >= 0 ? node.cores->book_on(core, at, slice) : node.cores->book(at, slice);
-    if (last_core && node.irq_core >= 0) *last_core = slot.server;
-    wait_until(slot.end_s);
+    wait_until(book_core(node, core, std::max(ready_s, now()), slice, last_core));
     left_s -= slice;
   }
 }
@@ -338,13 +334,20 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
 double Platform::book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
   double start = std::max(ready_s, now());
   const int core = pick_core(node, start, on_irq_core, last_core);
-  bool idle = core >= 0 ? node.cores->idle_at(start, static_cast<std::uint64_t>(core)) : node.cores->idle_at(start);
-  double work_s = reference_s + (idle_extra_s > 0 && idle ? idle_extra_s : 0.0);
+  double work_s = reference_s + (idle_extra_s > 0 && core_idle_at(node, core, start) ? idle_extra_s : 0.0);
   if (work_s <= 0) return start;
   if (work_s / node.core_speed > node.time_slice_s) return -1;
   count_burst(node, work_s);
   node.cpu_busy_s += work_s;
-  auto slot = core >= 0 ? node.cores->book_on(core, start, work_s / node.core_speed) : node.cores->book(start, work_s / node.core_speed);
+  return book_core(node, core, start, work_s / node.core_speed, last_core);
+}
+
+bool Platform::core_idle_at(const ComputeNode& node, int core, double t) {
+  return core >= 0 ? node.cores->idle_at(t, static_cast<std::uint64_t>(core)) : node.cores->idle_at(t);
+}
+
+double Platform::book_core(ComputeNode& node, int core, double at_s, double service_s, int* last_core) {
+  auto slot = core >= 0 ? node.cores->book_on(core, at_s, service_s) : node.cores->book(at_s, service_s);
   if (last_core && node.irq_core >= 0) *last_core = slot.server;
   return slot.end_s;
 }

@@ -150,6 +150,11 @@ private:
   // interrupt's core after a completion; else the thread's last core if free, else an idle one,
   // else the last core (a busy core's queue is not shared). -1: the shared queue (the first free core).
   static int pick_core(const ComputeNode& node, double t, bool on_irq_core, const int* last_core);
+  // Whether `core` (-1: any core) is idle at `t`.
+  static bool core_idle_at(const ComputeNode& node, int core, double t);
+  // Books `service_s` of core time at `at_s` on `core` (-1: the first free core) and records the core
+  // the thread ran on in `last_core` (per-core queues only); returns the end.
+  static double book_core(ComputeNode& node, int core, double at_s, double service_s, int* last_core);
 
   const Scenario& scenario_;
   std::vector<ComputeNode> compute_;
