@@ -181,6 +181,22 @@ TEST(Cpu, AWokenThreadWaitsForItsBusyCoreUnlessAnotherIsIdle) {
   EXPECT_NEAR(busy[1], 0.3e-3, 1e-12);
 }
 
+TEST(Cpu, AWokenThreadPrefersItsLastCoreWhenBothAreIdle) {
+  // Both cores idle: a thread last on core 1 stays there (cache-hot), not on the first idle core.
+  auto scenario = scenario_from(kOneQueueDisk);
+  auto engine = create_engine();
+  Platform platform(scenario, *engine);
+  auto& node = platform.compute()[0];
+  int last = 1;
+  sg::Actor::create("woken", node.host, [&] { platform.compute_from(node, 0.0, 0.1e-3, 0.0, false, &last); });
+  engine->run();
+  EXPECT_EQ(last, 1);
+  const auto& busy = node.cores->server_busy_s();
+  ASSERT_EQ(busy.size(), 2u);
+  EXPECT_NEAR(busy[0], 0.0, 1e-15);
+  EXPECT_NEAR(busy[1], 0.1e-3, 1e-12);
+}
+
 // At QD1 an NVMe-oF read costs the local read plus initiator and target CPU, a capsule one way and
 // the data back: the budget in devices.md is +6-12 us for RDMA with kernel initiator and target.
 TEST(Fabric, NvmeofRdmaAddsItsPerIoBudget) {
