@@ -2,14 +2,18 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "calibration.h"
 #include "core/errors.h"
 #include "test_support.h"
+#include "sim/statistics.h"
 #include "trace.h"
+#include "validation.h"
 
 using namespace poolsim;
 using poolsim::testing::run_cli;
@@ -580,4 +584,130 @@ TEST(Trace, ATrailingSlashNamesTheSameTrace) {
   std::string yaml = scenario_for_trace(slashed, kTraces + "/local-vm/profile.yaml", {}, 5);
   EXPECT_CONTAINS(yaml, "name: disk-bp1G-t4");
   EXPECT_CONTAINS(yaml, "local-vm-virtual-disk");
+}
+
+TEST(Trace, PerfSchedThreadsSplitTheConnectionsFromTheBackground) {
+  // Two connections (the two server tasks that ran longest) and the io_uring worker of one of them
+  // against the background (page cleaner, its io_uring worker, a purge thread); another process's
+  // tasks and <idle> are not the server's.
+  std::string tsv =
+      "task\tswitched_in\twait_ms\tsch_delay_ms\trun_ms\tafter_idle\tafter_idle_sch_delay_ms\n"
+      "mariadbd[101/100]\t10\t1\t1\t400.0\t0\t0\n"
+      "mariadbd[102/100]\t10\t1\t1\t300.0\t0\t0\n"
+      "iou-wrk-102[110/100]\t10\t1\t1\t5.0\t0\t0\n"
+      "mariadbd[103/100]\t10\t1\t1\t50.0\t0\t0\n"
+      "iou-wrk-103[111/100]\t10\t1\t1\t20.0\t0\t0\n"
+      "mariadbd[104/100]\t10\t1\t1\t7.0\t0\t0\n"
+      "sysbench[201/200]\t10\t1\t1\t90.0\t0\t0\n"
+      "<idle>\t10\t1\t1\t1000.0\t0\t0\n";
+  auto s = parse_perf_sched_threads(tsv, "t.tsv", 2);
+  EXPECT_NEAR(s.connection_ms, 705.0, 1e-9);
+  EXPECT_NEAR(s.background_ms, 77.0, 1e-9);
+  EXPECT_EQ(s.tasks, 6);
+  EXPECT_CONTAINS(error_of([] { parse_perf_sched_threads("task\trun_ms\nmariadbd[1/1]\tx\n", "r.tsv", 1); }), "r.tsv:2");
+  EXPECT_CONTAINS(error_of([] { parse_perf_sched_threads("task\trun_ms\nsysbench[1/1]\t3\n", "s.tsv", 1); }), "no mariadbd");
+  // A committed capture: 4 connections; background CPU per transaction over perf's 10 s window.
+  auto t = load_trace(kTraces + "/local-vm/sched/tmpfs-bp1G-t4");
+  ASSERT_TRUE(t.server_threads.has_value());
+  ASSERT_TRUE(t.background_cpu_per_txn_s().has_value());
+  EXPECT_NEAR(*t.background_cpu_per_txn_s(), t.server_threads->background_ms * 1e-3 / (10.0 * t.sysbench.tps), 1e-12);
+}
+
+TEST(Calibrate, BackgroundTracesTakeTheirCpuOffThePath) {
+  // Two background traces of the disk whose per-thread files say a + b x (pages written per txn,
+  // data and doublewrite) with a = 40 us and b = 30 us: the fit recovers both, writes a as the
+  // profile's background_per_txn and b as the disk's host_cpu_per_write, and the tmpfs device, which
+  // no background trace measured, keeps its page writes in the per-IO column (no host_cpu_per_write).
+  const double a = 40e-6, b = 30e-6;
+  std::vector<Trace> background;
+  std::filesystem::create_directories(temp_path("bg-fit/local-vm/sched"));
+  for (const char* name : {"disk-bp3G-t4", "disk-bp1G-t4"}) {
+    std::string dir = copy_trace(kTraces + "/local-vm/sched/" + name, std::string("bg-fit/local-vm/sched/") + name);
+    auto t = load_trace(dir);
+    double w = t.per_txn("Innodb_pages_written").value_or(0) + t.per_txn("Innodb_dblwr_pages_written").value_or(0);
+    double bg_ms = (a + b * w) * 10.0 * t.sysbench.tps * 1e3;
+    std::ofstream(dir + "/perf_sched_timehist.tsv")
+        << "task\tswitched_in\twait_ms\tsch_delay_ms\trun_ms\tafter_idle\tafter_idle_sch_delay_ms\n"
+        << "mariadbd[11/10]\t1\t1\t1\t9000\t0\t0\nmariadbd[12/10]\t1\t1\t1\t9000\t0\t0\n"
+        << "mariadbd[13/10]\t1\t1\t1\t9000\t0\t0\nmariadbd[14/10]\t1\t1\t1\t9000\t0\t0\n"
+        << "mariadbd[15/10]\t1\t1\t1\t" << std::setprecision(12) << bg_ms << "\t0\t0\n";
+    background.push_back(load_trace(dir));
+  }
+  std::vector<Trace> traces;
+  for (const auto& name : local_vm_fit_traces()) traces.push_back(load_trace(kTraces + "/local-vm/" + name));
+  auto plain = calibrate(traces, "plain");
+  auto split = calibrate(traces, "split", background);
+  EXPECT_CONTAINS(split.profile_yaml, "background_per_txn: 40us");
+  EXPECT_CONTAINS(split.profile_yaml, "background_traces: \"disk-bp3G-t4 disk-bp1G-t4\"");
+  EXPECT_CONTAINS(split.report, "b[local-vm-virtual-disk] = 30us");
+  EXPECT_EQ(plain.devices_yaml.find("host_cpu_per_write"), std::string::npos);
+  std::string pp = temp_path("bg-fit/plain.yaml"), sp = temp_path("bg-fit/split.yaml");
+  std::ofstream(pp) << plain.profile_yaml;
+  std::ofstream(sp) << split.profile_yaml;
+  auto rp = load_profile(pp), rs = load_profile(sp);
+  EXPECT_NEAR(rs.background_cpu_per_txn_s, a, 1e-9);
+  EXPECT_EQ(rp.background_cpu_per_txn_s, 0.0);
+  std::string devices = temp_path("bg-fit/split-devices.yaml");
+  std::ofstream(devices) << split.devices_yaml;
+  auto catalogue = load_device_catalogue({devices});
+  EXPECT_NEAR(catalogue.at("local-vm-virtual-disk").host_cpu_per_write_s, b, 1e-9);
+  EXPECT_GT(catalogue.at("local-vm-virtual-disk").host_cpu_per_io_s, 0.0);
+  EXPECT_LT(catalogue.at("local-vm-tmpfs").host_cpu_per_write_s, 0.0);  // not measured: host_cpu_per_io applies
+  // A background trace without per-thread CPU is an error naming it.
+  auto e = error_of([&] { calibrate(traces, "x", {load_trace(kTraces + "/local-vm/disk-bp1G-t4")}); });
+  EXPECT_CONTAINS(e, "disk-bp1G-t4");
+  EXPECT_CONTAINS(e, "perf_sched_timehist.tsv");
+}
+
+TEST(Calibrate, ATracesScenarioRepeatsTheCapturesWarmUpAndFlushingSettings) {
+  // capture.py warms the pool for capture.warmup_s at capture.warmup_threads before measuring, with
+  // MariaDB's flushing thresholds (variables.tsv: lwm 0, max 90 %, adaptive lwm 10 %): the trace's
+  // scenario does the same, where the scenario's own defaults (MySQL's) would flush from 10 % dirty.
+  const std::string profile = kTraces + "/local-vm/profile.yaml";
+  auto y = scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), profile, {}, 5);
+  EXPECT_CONTAINS(y, "warmup: 30s");
+  EXPECT_CONTAINS(y, "warmup_threads: 16");
+  EXPECT_CONTAINS(y, "max_dirty_pages_pct_lwm: 0%");
+  EXPECT_CONTAINS(y, "max_dirty_pages_pct: 90%");
+  EXPECT_CONTAINS(y, "adaptive_flushing_lwm: 10%");
+  // A trace without variables.tsv or capture figures keeps the scenario's defaults and a 2 s warm-up.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "no-variables");
+  std::filesystem::remove(dir + "/variables.tsv");
+  YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
+  meta["capture"].remove("warmup_s");
+  meta["capture"].remove("warmup_threads");
+  std::ofstream(dir + "/meta.yaml") << meta << "\n";
+  auto plain = scenario_for_trace(load_trace(dir), profile, {}, 5);
+  EXPECT_CONTAINS(plain, "warmup: 2s");
+  EXPECT_EQ(plain.find("warmup_threads"), std::string::npos);
+  EXPECT_EQ(plain.find("max_dirty_pages_pct_lwm"), std::string::npos);
+}
+
+TEST(Calibrate, TheZeroLowWaterMarkFollowsTheServersVersion) {
+  // MDEV-24537 (MariaDB 10.5.9): lwm 0 means "refer to innodb_max_dirty_pages_pct"; MariaDB 10.3
+  // (MDEV-13845's server) and MySQL flush adaptively.
+  std::vector<Trace> local;
+  for (const auto& name : local_vm_fit_traces()) local.push_back(load_trace(kTraces + "/local-vm/" + name));
+  EXPECT_CONTAINS(calibrate(local, "p").profile_yaml, "zero_lwm_flushing: at_max_dirty");
+  std::vector<Trace> mdev = {load_trace(kTraces + "/mdev-13845/bp16G-rw22-t32"), load_trace(kTraces + "/mdev-13845/bp16G-rw22-t64")};
+  EXPECT_CONTAINS(calibrate(mdev, "m").profile_yaml, "zero_lwm_flushing: adaptive");
+}
+
+TEST(Validate, EachTraceCarriesItsOwnTpsInterval) {
+  // measured.tps_ci95 is the Student-t 95 % half-width of the mean of the log's interval lines.
+  auto t = load_trace(kTraces + "/local-vm/tmpfs-bp3G-t16");
+  const auto& iv = t.sysbench.intervals;
+  ASSERT_GE(iv.size(), 3u);
+  double mean = 0, ss = 0;
+  for (const auto& i : iv) mean += i.tps / iv.size();
+  for (const auto& i : iv) ss += (i.tps - mean) * (i.tps - mean);
+  double expected = student_t_quantile(0.95, static_cast<int>(iv.size()) - 1) * std::sqrt(ss / (iv.size() - 1) / iv.size());
+  ValidationOptions o;
+  o.profile = kTraces + "/local-vm/profile.yaml";
+  o.duration_s = 2;
+  auto doc = validate_traces({kTraces + "/local-vm/tmpfs-bp3G-t16"}, o);
+  ASSERT_TRUE(doc["rows"][0]["measured"].contains("tps_ci95"));
+  EXPECT_NEAR(doc["rows"][0]["measured"]["tps_ci95"].get<double>(), expected, 1e-9);
+  EXPECT_TRUE(doc["summary"].contains("measured_tps_ci95_pct"));
+  EXPECT_CONTAINS(render_validation_table(doc), "measured TPS, 95 % interval");
 }

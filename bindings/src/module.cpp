@@ -106,13 +106,15 @@ std::string run(const std::string& text, const std::string& origin, const std::v
   return run_many({Spec{text, origin, base_dir, overrides}}, jobs, progress);
 }
 
-py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string& name) {
-  std::vector<poolsim::Trace> traces;
+py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string& name,
+                   const std::vector<std::string>& background_dirs) {
+  std::vector<poolsim::Trace> traces, background;
   for (const auto& d : trace_dirs) traces.push_back(poolsim::load_trace(d));
+  for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   poolsim::CalibrationOutput result;
   {
     py::gil_scoped_release release;
-    result = poolsim::calibrate(traces, name);
+    result = poolsim::calibrate(traces, name, background);
   }
   py::dict out;
   out["profile_yaml"] = result.profile_yaml;
@@ -234,8 +236,9 @@ PYBIND11_MODULE(_poolsim, m) {
         "core); a JSON list of point results. progress(done, total) is called as points finish.");
   m.def("run_many", &run_many, py::arg("specs"), py::arg("jobs") = 0, py::arg("progress") = py::none(),
         "run() for a list of (yaml_text, origin_name, base_dir, overrides) specs, all points in one pool.");
-  m.def("calibrate", &calibrate, py::arg("trace_dirs"), py::arg("name"),
-        "Fits a profile to trace directories: {profile_yaml, devices_yaml, report}.");
+  m.def("calibrate", &calibrate, py::arg("trace_dirs"), py::arg("name"), py::arg("background_dirs") = std::vector<std::string>{},
+        "Fits a profile to trace directories (background_dirs: traces that split the server's CPU by thread, as "
+        "`poolsim calibrate --background`): {profile_yaml, devices_yaml, report}.");
   m.def("validate", &validate, py::arg("trace_dirs"), py::arg("profile"), py::arg("devices") = "",
         py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
         "Simulates each trace's configuration and compares (JSON {rows, summary}).");

@@ -33,6 +33,15 @@ std::string free_page_policy_of(const std::string& product, const std::string& v
   return "single_page_flush";
 }
 
+// What innodb_max_dirty_pages_pct_lwm = 0 means (ServerProfile::ZeroLwmFlushing): MariaDB 10.5.9
+// (MDEV-24537) made it "refer to innodb_max_dirty_pages_pct", so no flush-list flushing below that;
+// 10.5.7 and 10.5.8 flushed whenever pages were dirty, and MySQL's adaptive flushing ignores it.
+std::string zero_lwm_flushing_of(const std::string& product, const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch);
+  if (product == "mariadb" && (major > 10 || (major == 10 && (minor > 5 || (minor == 5 && patch >= 9))))) return "at_max_dirty";
+  return "adaptive";
+}
 
 // Relative CPU weights of the statement kinds. One sysbench mix cannot separate them, so the fit
 // scales this shape (assumed, U: point select as the unit; ranges read 100 rows, ORDER BY sorts,
@@ -331,8 +340,80 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
   return std::string(e.c_str()) + "\n";
 }
 
-CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name) {
+// Background server CPU per transaction = a + b_dev x pages written per transaction (data and
+// doublewrite pages, each an IO in the kernel's path to device dev), least squares over the traces
+// that split the server's CPU by thread. a is shared (purge and the task pool do not depend on the
+// device); b is the device's CPU per page write. Coefficients >= 0: a negative one is dropped and
+// the rest refitted.
+struct BackgroundFit {
+  double per_txn_s = 0;
+  std::map<std::string, double> per_write_s;  // device -> CPU per page written
+  std::vector<std::string> rows;              // "trace: measured -> fitted" for the report
+  bool empty() const { return per_write_s.empty(); }
+  // The background CPU the fit gives a trace, or NaN for a device no background trace measured.
+  double of(const Trace& t) const {
+    auto it = per_write_s.find(device_name_for(t));
+    return it == per_write_s.end() ? std::nan("") : per_txn_s + it->second * pages_written_per_txn(t);
+  }
+  static double pages_written_per_txn(const Trace& t) {
+    return t.per_txn("Innodb_pages_written").value_or(0) + t.per_txn("Innodb_dblwr_pages_written").value_or(0);
+  }
+};
+
+BackgroundFit fit_background(const std::vector<Trace>& traces) {
+  BackgroundFit f;
+  if (traces.empty()) return f;
+  std::vector<std::string> devices;
+  for (const auto& t : traces) {
+    if (!t.background_cpu_per_txn_s())
+      throw InputError({t.dir + "/perf_sched_timehist.tsv", 0, 0}, "perf_sched_timehist.tsv",
+                       "a background trace needs the server's CPU by thread (capture.py --perf-sched) and capture.perf_sched_s");
+    std::string dev = device_name_for(t);
+    if (std::find(devices.begin(), devices.end(), dev) == devices.end()) devices.push_back(dev);
+  }
+  const int n = static_cast<int>(traces.size()), columns = 1 + static_cast<int>(devices.size());
+  Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
+  Eigen::VectorXd y(n);
+  for (int i = 0; i < n; ++i) {
+    X(i, 0) = 1;
+    int k = static_cast<int>(std::find(devices.begin(), devices.end(), device_name_for(traces[i])) - devices.begin());
+    X(i, 1 + k) = BackgroundFit::pages_written_per_txn(traces[i]);
+    y(i) = *traces[i].background_cpu_per_txn_s();
+  }
+  std::vector<int> active;
+  for (int c = 0; c < columns; ++c)
+    if (X.col(c).cwiseAbs().maxCoeff() > 0) active.push_back(c);
+  Eigen::VectorXd beta = Eigen::VectorXd::Zero(columns);
+  while (!active.empty()) {
+    Eigen::MatrixXd A(n, active.size());
+    for (size_t j = 0; j < active.size(); ++j) A.col(j) = X.col(active[j]);
+    Eigen::VectorXd b = A.colPivHouseholderQr().solve(y);
+    beta.setZero();
+    size_t worst = active.size();
+    for (size_t j = 0; j < active.size(); ++j) {
+      beta(active[j]) = b(j);
+      if (b(j) < 0 && (worst == active.size() || b(j) < b(worst))) worst = j;
+    }
+    if (worst == active.size()) break;
+    active.erase(active.begin() + static_cast<long>(worst));
+  }
+  f.per_txn_s = beta(0);
+  for (size_t k = 0; k < devices.size(); ++k) f.per_write_s[devices[k]] = beta(1 + static_cast<long>(k));
+  for (int i = 0; i < n; ++i) {
+    std::ostringstream r;
+    r << std::filesystem::path(traces[i].dir).filename().string() << ": " << fmt_us(y(i)) << " at " << std::setprecision(3)
+      << X.row(i).tail(columns - 1).sum() << " pages written per txn -> " << fmt_us(f.of(traces[i]));
+    f.rows.push_back(r.str());
+  }
+  return f;
+}
+
+CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name, const std::vector<Trace>& background_traces) {
   if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
+  // 0. The server CPU that runs off the transactions' path, where traces measured it by thread: it is
+  //    taken out of each trace's CPU before the fit and charged by the model in the background
+  //    (page writes: the profile's page_write; the rest: background_per_txn).
+  const BackgroundFit background = fit_background(background_traces);
   // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
   //    server process's measured CPU time. Ordinary least squares with Eigen.
   std::vector<const Trace*> usable;
@@ -356,6 +437,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   for (int i = 0; i < n; ++i) {
     speed[i] = std::isnan(probe_ref) ? 1.0 : speed[i] / probe_ref;
     cpu[i].per_txn_s *= speed[i];
+    if (!std::isnan(background.of(*usable[i]))) cpu[i].per_txn_s -= background.of(*usable[i]);
   }
   for (int i = 0; i < n; ++i)
     if (cpu[i].host_wide != host_wide)
@@ -394,8 +476,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     X(i, 0) = split ? read_units : read_units + write_units;
     if (split) X(i, write_column) = write_units;
     int k = static_cast<int>(std::find(kinds.begin(), kinds.end(), device_name_for(t)) - kinds.begin());
-    X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) + t.per_txn("Innodb_pages_written").value_or(0) +
-                  t.per_txn("Innodb_dblwr_pages_written").value_or(0);
+    // With the device's background measured the page writes' CPU is already out of y: the column
+    // counts reads only.
+    X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) +
+                  (std::isnan(background.of(t)) ? BackgroundFit::pages_written_per_txn(t) : 0.0);
     // Statement round trips that woke a thread on an idle core: the statements, times the chance a
     // core was idle, estimated as the idle share of the CPUs (neither busy nor stolen) times the
     // cores, at most 1 (one thread on two half-idle cores always finds one idle).
@@ -479,10 +563,18 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
+  if (!background.empty()) {
+    report << "  background server CPU per txn = a + b_dev x pages written (data + doublewrite), from the CPU by thread of "
+           << background_traces.size() << " traces: a = " << fmt_us(background.per_txn_s);
+    for (const auto& [dev, b] : background.per_write_s) report << ", b[" << dev << "] = " << fmt_us(b);
+    report << " per page; taken out of each trace's CPU below, and the IO column counts page reads only for those devices\n";
+    for (const auto& r : background.rows) report << "    " << r << "\n";
+  }
   if (host_wide)
     report << "  (host-wide CPU from iostat: the client and the monitoring tools run on the same host and are"
               " inside the statement costs; client CPU is not fitted separately)\n";
-  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads + page writes + doublewrite pages) + w x statements x idle share + k x max(0, threads - cores)\n";
+  report << "  server CPU per txn = S + sum over devices of c_dev x (page reads" << (background.empty() ? " + page writes + doublewrite pages" : "")
+         << ") + w x statements x idle share + k x max(0, threads - cores)\n";
   if (split)
     report << "    S = u_r x shape units of the mix's SELECTs + u_w x those of its other statements: u_r = " << fmt_us(beta(0))
            << " +- " << fmt_us(sigma(0)) << ", u_w = " << fmt_us(write_unit_s) << " +- " << fmt_us(sigma(write_column)) << " per unit";
@@ -532,11 +624,14 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "  range_row: 0us        # inside the range statements' shape\n";
   p << "  page_hit: 0us         # inside S: every transaction of a mix touches about the same pages\n";
   p << "  page_read: 0us        # per device: host_cpu_per_io in the fitted device catalogue\n";
-  p << "  page_write: 0us       # per device: host_cpu_per_io\n";
+  p << "  page_write: 0us       # per device: host_cpu_per_write (else host_cpu_per_io)\n";
   p << "  checksum_crc32: 0us   # inside page_read / page_write\n";
   p << "  checksum_innodb: 0us  # not measured\n";
   p << "  client_statement: " << fmt_us(client_statement_s) << "\n";
   p << "  page_cleaner_batch: 0us\n";
+  if (!background.empty())
+    p << "  background_per_txn: " << fmt_us(background.per_txn_s)
+      << "  # background threads' CPU per transaction beyond the page writes (purge, task pool), by thread\n";
   p << "serial_section: 0us\n";
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
@@ -545,6 +640,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
   p << "free_page_policy: " << free_page_policy_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
     << "  # from the engine's version, not fitted (calibrate/src/calibration.cpp free_page_policy_of)\n";
+  p << "zero_lwm_flushing: " << zero_lwm_flushing_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
+    << "  # from the engine's version (MDEV-24537, MariaDB 10.5.9), not fitted\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
   p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
@@ -553,8 +650,15 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   if (split) p << "  write_unit_us: \"" << write_unit_s * 1e6 << " +- " << sigma(write_column) * 1e6 << "\"  # writes, BEGIN, COMMIT\n";
   p << "  oversubscription_us: \"" << beta(k_column) * 1e6 << " +- " << sigma(k_column) * 1e6 << "\"\n";
   for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
+
   p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " +- " << sigma(wake_column) * 1e6 << "\"\n";
   p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
+  if (!background.empty()) {
+    p << "  background_traces: \"";
+    for (size_t i = 0; i < background_traces.size(); ++i)
+      p << (i ? " " : "") << std::filesystem::path(background_traces[i].dir).filename().string();
+    p << "\"\n";
+  }
 
   // 3. Devices from the fio jobs: QD1 read latency, the read ceiling over queue depths (parallel
   //    units = ceiling x QD1 latency), write and fsync latency at QD1.
@@ -569,6 +673,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     for (const auto& other : traces)
       if (device_name_for(other) == dev) sustained_write_Bps = std::max(sustained_write_Bps, member_write_Bps(other));
     d << device_yaml_for(*t, found == io_cpu.end() ? 0.0 : found->second.first, sustained_write_Bps);
+    auto b = background.per_write_s.find(dev);
+    if (b != background.per_write_s.end())
+      d << "  host_cpu_per_write: " << fmt_us(b->second)
+        << "  # per page written (data or doublewrite), the background threads' CPU by thread (calibrate --background)\n";
   }
   return {p.str(), d.str(), report.str()};
 }
@@ -611,6 +719,14 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   if (s["log_file_size"])
     y << "  log_file_size: " << s["log_file_size"].Scalar() << "\n  log_files_in_group: "
       << (s["log_files_in_group"] ? s["log_files_in_group"].Scalar() : std::string("1")) << "\n";
+  // The flushing thresholds the server ran with, when its variables were recorded (variables.tsv):
+  // MariaDB's defaults differ from the scenario's (MySQL's) in the low-water mark, 0 against 10 %.
+  for (const auto& [variable, key] : {std::pair<const char*, const char*>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct"},
+                                      {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm"},
+                                      {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm"}}) {
+    auto v = t.variables.find(variable);
+    if (v != t.variables.end()) y << "  " << key << ": " << v->second << "%\n";
+  }
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
   y << "  binlog: " << s["binlog"].Scalar() << "\n  sync_binlog: " << s["sync_binlog"].Scalar() << "\n";
@@ -624,9 +740,16 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     << "\n  index_updates: " << o.index_updates << "\n  non_index_updates: " << o.non_index_updates
     << "\n  delete_inserts: " << o.delete_inserts << "\n";
   y << "  threads: " << w["threads"].Scalar() << "\n";
+  // capture.py warms the pool with its own thread count (capture.warmup_threads) for capture.warmup_s.
+  double warmup_threads = capture_value(t, "warmup_threads");
+  if (warmup_threads >= 1) y << "  warmup_threads: " << std::lround(warmup_threads) << "\n";
   // sysbench --rate (capture.py --rate): an open loop of that many transactions per second
   if (w["rate"] && w["rate"].as<double>() > 0) y << "  rate: " << w["rate"].as<double>() << "/s\n";
-  y << "simulation: {seed: 1, warmup: 2s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
+  // The capture's own warm-up before its measured run (capture.warmup_s: the pool starts full of clean
+  // pages, as after InnoDB's buffer pool load at startup, and dirty pages build up from there), else 2 s.
+  double warmup_s = capture_value(t, "warmup_s");
+  if (!(warmup_s > 0)) warmup_s = 2;
+  y << "simulation: {seed: 1, warmup: " << warmup_s << "s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
   return y.str();
 }
 

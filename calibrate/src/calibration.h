@@ -15,8 +15,11 @@ struct CalibrationOutput {
   std::string report;         // residuals and uncertainties, for the terminal
 };
 
-// `name` is the profile's name; `devices_file` the file name the profile will refer to.
-CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name);
+// `name` is the profile's name. `background_traces` (optional) split the server's CPU by thread
+// (perf_sched_timehist.tsv): the background threads' share per transaction is fitted on them,
+// taken out of every trace's CPU and written as the profile's page_write and background_per_txn.
+CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name,
+                            const std::vector<Trace>& background_traces = {});
 
 // Where the device catalogue fitted with a profile lives: <profile stem>-devices.yaml beside it.
 std::string devices_file_for(const std::string& profile_path);

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "core/errors.h"
@@ -375,6 +377,86 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   return b;
 }
 
+ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::string& file, int connections) {
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  int task_col = -1, run_col = -1;
+  struct Task {
+    std::string comm;
+    long tid = 0, pid = 0;
+    double run_ms = 0;
+  };
+  std::vector<Task> tasks;
+  const std::regex name(R"(^(.*)\[(\d+)(?:/(\d+))?\]$)");
+  while (std::getline(in, line)) {
+    ++line_no;
+    std::vector<std::string> f;
+    std::istringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, '\t');) f.push_back(cell);
+    if (line_no == 1) {
+      for (size_t i = 0; i < f.size(); ++i) {
+        if (f[i] == "task") task_col = static_cast<int>(i);
+        if (f[i] == "run_ms") run_col = static_cast<int>(i);
+      }
+      if (task_col < 0 || run_col < 0) throw InputError({file, 1, 1}, "task/run_ms", "no 'task' or 'run_ms' column");
+      continue;
+    }
+    if (line.empty()) continue;
+    if (static_cast<int>(f.size()) <= std::max(task_col, run_col))
+      throw InputError({file, line_no, 1}, "run_ms", "the line has fewer fields than the header");
+    std::smatch m;
+    if (!std::regex_match(f[task_col], m, name)) continue;  // <idle> and the like
+    Task t;
+    t.comm = m[1];
+    t.tid = std::stol(m[2]);
+    t.pid = m[3].matched ? std::stol(m[3]) : t.tid;
+    try {
+      t.run_ms = std::stod(f[run_col]);
+    } catch (const std::exception&) {
+      throw InputError({file, line_no, 1}, "run_ms", "not a number");
+    }
+    if (!std::isfinite(t.run_ms) || t.run_ms < 0) throw InputError({file, line_no, 1}, "run_ms", "expected a finite, non-negative time");
+    tasks.push_back(t);
+  }
+  // The server: the mariadbd / mysqld process that ran longest.
+  std::map<long, double> by_pid;
+  for (const auto& t : tasks)
+    if (t.comm == "mariadbd" || t.comm == "mysqld") by_pid[t.pid] += t.run_ms;
+  if (by_pid.empty()) throw InputError({file, line_no, 1}, "task", "no mariadbd or mysqld task");
+  long server = std::max_element(by_pid.begin(), by_pid.end(), [](const auto& a, const auto& b) { return a.second < b.second; })->first;
+  std::vector<const Task*> own;
+  for (const auto& t : tasks)
+    if (t.pid == server && (t.comm == "mariadbd" || t.comm == "mysqld")) own.push_back(&t);
+  std::sort(own.begin(), own.end(), [](const Task* a, const Task* b) { return a->run_ms > b->run_ms; });
+  std::set<long> connection_tids;
+  for (size_t i = 0; i < own.size() && static_cast<int>(i) < connections; ++i) connection_tids.insert(own[i]->tid);
+  ServerThreadsCpu out;
+  for (const auto& t : tasks) {
+    if (t.pid != server) continue;
+    ++out.tasks;
+    bool connection = connection_tids.count(t.tid) > 0;
+    const std::string worker = "iou-wrk-";
+    if (t.comm.rfind(worker, 0) == 0) {
+      try {
+        connection = connection_tids.count(std::stol(t.comm.substr(worker.size()))) > 0;
+      } catch (const std::exception&) {
+      }
+    }
+    (connection ? out.connection_ms : out.background_ms) += t.run_ms;
+  }
+  return out;
+}
+
+std::optional<double> Trace::background_cpu_per_txn_s() const {
+  if (!server_threads || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
+      sysbench.tps <= 0)
+    return std::nullopt;
+  double window_s = 0;
+  if (!YAML::convert<double>::decode(meta["capture"]["perf_sched_s"], window_s) || !(window_s > 0)) return std::nullopt;
+  return server_threads->background_ms * 1e-3 / (window_s * sysbench.tps);
+}
+
 std::optional<double> Trace::bursts_per_txn() const {
   if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
       sysbench.tps <= 0)
@@ -436,7 +518,9 @@ Trace load_trace(const std::string& dir) {
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp(p.string()), p.string());
-  }
+  }  auto variables = fs::path(dir) / "variables.tsv";
+  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp(variables.string()), variables.string());
+
   auto iostat = fs::path(dir) / "iostat.txt";
   if (fs::exists(iostat)) t.iostat = parse_iostat(slurp(iostat.string()), iostat.string());
   for (const char* which : {"diskstats_before.txt", "diskstats_after.txt"}) {
@@ -450,6 +534,14 @@ Trace load_trace(const std::string& dir) {
       t.cpu_bursts = parse_perf_sched_bursts(slurp(bursts.string()), bursts.string());
     } catch (const InputError& e) {
       std::fprintf(stderr, "poolsim: warning: %s (the trace's CPU bursts are left out)\n", e.what());
+    }
+  }
+  auto threads = fs::path(dir) / "perf_sched_timehist.tsv";
+  if (fs::exists(threads)) {
+    try {
+      t.server_threads = parse_perf_sched_threads(slurp(threads.string()), threads.string(), t.meta["workload"]["threads"].as<int>());
+    } catch (const InputError& e) {
+      std::fprintf(stderr, "poolsim: warning: %s (the trace's per-thread CPU is left out)\n", e.what());
     }
   }
   auto fio_dir = fs::path(dir) / "fio";

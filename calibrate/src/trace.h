@@ -79,15 +79,29 @@ struct CpuBursts {
   double scv = 0;
 };
 
+// The database server's CPU by thread over the perf sched window (perf_sched_timehist.tsv of
+// capture.py --perf-sched): its connection threads, the `connections` server tasks that ran longest
+// with their io_uring workers (iou-wrk-<tid>), against the rest of the process (InnoDB's background
+// threads: page cleaner, purge, the task pool completing asynchronous writes).
+struct ServerThreadsCpu {
+  double connection_ms = 0, background_ms = 0;
+  int tasks = 0;  // server tasks seen
+};
+
 struct Trace {
   std::string dir;
   YAML::Node meta;  // validated, with defaults
   SysbenchResult sysbench;
   std::map<std::string, double> status_before, status_after;
+  std::map<std::string, double> variables;  // variables.tsv (SHOW GLOBAL VARIABLES), numeric ones, when recorded
   std::vector<FioResult> fio;
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
   std::optional<CpuBursts> cpu_bursts;  // perf_sched_bursts.tsv, when recorded
+  std::optional<ServerThreadsCpu> server_threads;  // perf_sched_timehist.tsv, when recorded
+  // Background server CPU per transaction (seconds): the background threads' run time over the perf
+  // sched window (capture.perf_sched_s) divided by the transactions in it at the measured TPS.
+  std::optional<double> background_cpu_per_txn_s() const;
   // CPU bursts per transaction: the bursts over the perf sched window (capture.perf_sched_s) times
   // the measured TPS; nullopt without both.
   std::optional<double> bursts_per_txn() const;
@@ -105,6 +119,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
 CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file);
+ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::string& file, int connections);
 Trace load_trace(const std::string& dir);
 
 }  // namespace poolsim

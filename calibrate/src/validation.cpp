@@ -15,6 +15,7 @@
 #include "scenario/scenario.h"
 #include "sim/output.h"
 #include "sim/simulation.h"
+#include "sim/statistics.h"
 #include "trace.h"
 
 namespace poolsim {
@@ -70,6 +71,18 @@ void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) 
   if (result.contains("ci95") && result["ci95"].contains("tps")) row["predicted"]["tps_ci95"] = result["ci95"]["tps"];
 }
 
+// The half-width of a 95 % confidence interval of a run's mean TPS from its interval lines (each a
+// batch mean; at least 3), or nothing when the log has too few.
+std::optional<double> interval_tps_ci95(const SysbenchResult& log) {
+  const auto& iv = log.intervals;
+  if (iv.size() < 3) return std::nullopt;
+  double sum = 0, sum2 = 0;
+  for (const auto& i : iv) sum += i.tps;
+  const double n = static_cast<double>(iv.size()), mean = sum / n;
+  for (const auto& i : iv) sum2 += (i.tps - mean) * (i.tps - mean);
+  return student_t_quantile(0.95, static_cast<int>(iv.size()) - 1) * std::sqrt(sum2 / (n - 1) / n);
+}
+
 nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
   std::map<std::string, std::vector<double>> errors;
   std::vector<std::string> order;
@@ -90,7 +103,16 @@ nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
     med[k] = median(errors[k]);
     max[k] = *std::max_element(errors[k].begin(), errors[k].end());
   }
-  return {{"median_abs_error_pct", med}, {"max_abs_error_pct", max}, {"rows_compared", compared}, {"rows_skipped", skipped}};
+  nlohmann::ordered_json out = {{"median_abs_error_pct", med}, {"max_abs_error_pct", max}, {"rows_compared", compared}, {"rows_skipped", skipped}};
+  // The measurements' own TPS uncertainty, in % of their TPS, where the traces give it.
+  std::vector<double> ci_pct;
+  for (const auto& row : rows)
+    if (!row.contains("skipped") && row["measured"].contains("tps_ci95"))
+      ci_pct.push_back(100 * row["measured"]["tps_ci95"].get<double>() / row["measured"]["tps"].get<double>());
+  if (!ci_pct.empty())
+    out["measured_tps_ci95_pct"] = {{"median", median(ci_pct)}, {"max", *std::max_element(ci_pct.begin(), ci_pct.end())},
+                                    {"rows", ci_pct.size()}};
+  return out;
 }
 
 // ---------------------------------------------------------------- CSV (RFC 4180: quotes, "" escapes)
@@ -243,6 +265,9 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
     nlohmann::ordered_json row = {{"trace", dirs[i]}, {"measured", {{"tps", m.tps}, {"p95_ms", m.latency_p95_ms}}}};
     if (m.latency_p99_ms) row["measured"]["p99_ms"] = *m.latency_p99_ms;
     compare(row, r);
+    // How well the trace itself knows its TPS: a 95 % interval from its interval lines as batch
+    // means (on a shared VM the host's speed drifts within a run; an error inside this is noise).
+    if (auto ci = interval_tps_ci95(m)) row["measured"]["tps_ci95"] = *ci;
     // The counters behind the figures, measured against simulated, per transaction.
     const auto& db = r["innodb"][0];
     auto counter = [&](const char* name) { return traces[i].per_txn(name).value_or(std::nan("")); };
@@ -449,6 +474,11 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
   for (auto it = s["max_abs_error_pct"].begin(); it != s["max_abs_error_pct"].end(); ++it)
     t << " " << it.key() << " " << it.value().get<double>() << " %";
   t << " (" << s["rows_compared"].get<size_t>() << " rows compared, " << s["rows_skipped"].get<size_t>() << " skipped)\n";
+  if (s.contains("measured_tps_ci95_pct")) {
+    const auto& c = s["measured_tps_ci95_pct"];
+    t << "measured TPS, 95 % interval from the logs' interval lines: median +-" << c["median"].get<double>() << " %, max +-"
+      << c["max"].get<double>() << " % (" << c["rows"].get<size_t>() << " rows)\n";
+  }
   return t.str();
 }
 

@@ -82,11 +82,13 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
   return 0;
 }
 
-int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name) {
-  std::vector<poolsim::Trace> traces;
+int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name,
+                      const std::vector<std::string>& background_dirs) {
+  std::vector<poolsim::Trace> traces, background;
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
+  for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
-  auto result = poolsim::calibrate(traces, profile_name);
+  auto result = poolsim::calibrate(traces, profile_name, background);
   std::cerr << result.report;
   poolsim::write_output(out, result.profile_yaml);
   poolsim::write_output(poolsim::devices_file_for(out), result.devices_yaml);
@@ -150,6 +152,11 @@ int main(int argc, char** argv) {
   calibrate->add_option("traces", trace_dirs, "Trace directories")->required()->check(CLI::ExistingDirectory);
   calibrate->add_option("-o,--output", profile_out, "Profile YAML to write (devices go to <stem>-devices.yaml)")->required();
   calibrate->add_option("--name", profile_name, "Profile name (default: the output file's stem)");
+  std::vector<std::string> background_dirs;
+  calibrate->add_option("--background", background_dirs,
+                        "Traces whose perf_sched_timehist.tsv splits the server's CPU by thread (capture.py --perf-sched): "
+                        "the background threads' CPU per transaction is fitted on them and run off the transactions' path")
+      ->check(CLI::ExistingDirectory);
 
   poolsim::ValidationOptions validation;
   validation.jobs = default_jobs;
@@ -196,7 +203,7 @@ int main(int argc, char** argv) {
       return plan_command(plan_file, plan_options, plan_format, plan_out);
     }
     if (*bench) return poolsim::run_bench(bench_matrix, jobs);
-    if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name);
+    if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name, background_dirs);
     if (*validate) {
       if (validate_table.empty() && (validate_dirs.empty() || !*profile_opt))
         throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and --profile, or --scenario and --table");

@@ -24,6 +24,10 @@ constexpr double kRedoUsable = 0.9;
 constexpr double kAgeAsync = 7.0 / 8.0;
 constexpr double kAgeSync = 15.0 / 16.0;
 constexpr double kCleanerInterval_s = 1.0;
+// How often the background actor runs the committed transactions' background CPU: a modelling
+// granularity (InnoDB's purge coordinator runs when undo accumulates, with no fixed period), short
+// enough that each burst is small against a transaction.
+constexpr double kBackgroundInterval_s = 0.01;
 constexpr double kLogBlockBytes = 512;  // redo is written in 512-byte blocks
 constexpr double kLruRetry_s = 100e-6;   // a short back-off of the LRU flusher when nothing was freed
 // buf_LRU_get_free_block: the first look for a clean page covers the last BUF_LRU_SEARCH_SCAN_THRESHOLD
@@ -141,6 +145,20 @@ void InnodbServer::start_background() {
   for (int i = 0; i < config_.page_cleaners; ++i)
     sg::Actor::create("lru-flusher-" + std::to_string(i) + "-" + node_.host->get_name(), node_.host,
                       [this] { lru_flusher_loop(); })->daemonize();
+  if (profile_.background_cpu_per_txn_s > 0) {
+    // Purge and the other background tasks: every interval, the CPU of the transactions committed
+    // since, as one burst on the node (they run beside the connections, not in their path).
+    sg::Actor::create("background-" + node_.host->get_name(), node_.host, [this] {
+      std::uint64_t seen = counters.commits;
+      while (true) {
+        sg::this_actor::sleep_for(kBackgroundInterval_s);
+        std::uint64_t commits = counters.commits;
+        if (commits < seen) seen = 0;  // the counters were reset at the start of the measurement
+        if (commits > seen) platform_.compute(node_, profile_.background_cpu_per_txn_s * static_cast<double>(commits - seen));
+        seen = commits;
+      }
+    })->daemonize();
+  }
   if (config_.flush_log_at_trx_commit != 1 || (config_.binlog && config_.sync_binlog != 1)) {
     // srv_master_thread: once a second the log is written and flushed whatever the commit setting.
     sg::Actor::create("log-flusher-" + node_.host->get_name(), node_.host, [this] {
@@ -232,9 +250,9 @@ void InnodbServer::single_page_flush() {
   }
   ++counters.single_page_flushes;
   pool_.set_write_fix(page, true);
-  platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s());
+  platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_write_s());
   if (doublewrite_on()) {
-    platform_.compute(node_, node_.storage->host_cpu_per_io_s());  // the doublewrite copy's IO path
+    platform_.compute(node_, node_.storage->host_cpu_per_write_s());  // the doublewrite copy's IO path
     node_.storage->write(doublewrite_offset_, config_.page_bytes);
     fsync_data_file();
     ++counters.doublewrite_pages;
@@ -252,6 +270,13 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   t.pending_cpu_s += profile_.page_hit_cpu_s;
   bool hit = pool_.touch(page, now());
   if (!hit) {
+    // MariaDB 10.5+: a free list under half of innodb_lru_scan_depth wakes the page cleaner for an
+    // LRU batch (buf_pool_t::need_LRU_eviction), before any thread finds it empty.
+    if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner && !cleaner_requested_ &&
+        pool_.free_frames() < lru_free_target() / 2) {
+      cleaner_requested_ = true;
+      cleaner_wakeup_->notify_all();
+    }
     t.pending_cpu_s += node_.storage->issue_cpu_s();  // issuing the read, merged into this burst
     if (read_after_burst(t, page)) {
       if (modify) pool_.mark_dirty(page, redo_->lsn());
@@ -516,6 +541,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     t.breakdown.log_fsync_s += now() - start;
   }
   release_locks(t);
+  ++counters.commits;
   return true;
 }
 
@@ -531,7 +557,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     // before the pages are written in place. Each page costs the storage path's CPU there too: the
     // calibration's per-IO CPU is fitted per page read, written and doublewritten
     // (calibrate/src/calibration.cpp), so the model charges the same count.
-    platform_.compute(node_, node_.storage->host_cpu_per_io_s() * pages.size());
+    platform_.compute(node_, node_.storage->host_cpu_per_write_s() * pages.size());
     for (size_t i = 0; i < pages.size(); i += kDoublewriteBatchPages) {
       size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
       node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
@@ -543,12 +569,19 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   // writers persist between batches (creating and ending actors per batch cost ~9 % of a point's
   // CPU): idle ones are handed the batch and resumed, new ones made only when all are busy.
   size_t writers = std::min<size_t>(pages.size(), static_cast<size_t>(std::max(1, config_.write_io_slots)));
-  double cpu = (profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s()) * pages.size();
+  double cpu = (profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_write_s()) * pages.size();
   platform_.compute(node_, cpu);
+  // MariaDB 10.5+ frees each page of an LRU batch when its write completes (buf_page_write_complete
+  // then buf_LRU_free_page), so a thread waiting for a free page need not wait for the whole batch;
+  // older versions free the batch's pages after the tablespaces' fsync.
+  const bool free_each = evict && profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner;
   if (writers == 1) {
-    for (auto p : pages) node_.storage->write(page_offset(p), config_.page_bytes);
+    for (auto p : pages) {
+      node_.storage->write(page_offset(p), config_.page_bytes);
+      if (free_each) free_written_page(p);
+    }
   } else {
-    WriteBatch batch{&pages, 0, pages.size(), {}};
+    WriteBatch batch{&pages, 0, pages.size(), {}, free_each};
     for (size_t w = 0; w < writers; ++w) {
       if (idle_writers_.empty()) {
         auto writer = std::make_unique<PageWriter>();
@@ -573,12 +606,22 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     if (file) fsync_data_file();
   if (doublewrite && doublewrite_slots_) doublewrite_slots_->release();
   counters.page_writes += pages.size();
-  for (auto p : pages) {
-    pool_.set_write_fix(p, false);
-    pool_.mark_clean(p);
-    if (evict && !pool_.in_flight(p)) pool_.evict(p);
-  }
+  if (!free_each)
+    for (auto p : pages) {
+      pool_.set_write_fix(p, false);
+      pool_.mark_clean(p);
+      if (evict && !pool_.in_flight(p)) pool_.evict(p);
+    }
   sync_flush_waiters_.wake_all();
+}
+
+void InnodbServer::free_written_page(std::uint32_t page) {
+  pool_.set_write_fix(page, false);
+  pool_.mark_clean(page);
+  if (!pool_.in_flight(page)) {
+    pool_.evict(page);
+    free_frame_waiters_.wake_one();
+  }
 }
 
 void InnodbServer::page_writer_loop(PageWriter& self) {
@@ -588,6 +631,7 @@ void InnodbServer::page_writer_loop(PageWriter& self) {
     while (!last && batch.next < batch.pages->size()) {
       std::uint32_t p = (*batch.pages)[batch.next++];
       node_.storage->write(page_offset(p), config_.page_bytes);
+      if (batch.free_on_completion) free_written_page(p);
       last = --batch.remaining == 0;
     }
     self.batch = nullptr;
@@ -611,6 +655,19 @@ void InnodbServer::lru_flush_batch() {
   pool_.dirty_near_tail(want, tail_dirty);
   std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
   if (tail_dirty.size() > share) tail_dirty.resize(share);
+  if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner) {
+    // MariaDB 10.5+ walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
+    // pages (buf_flush_LRU(srv_max_io_capacity)) until the free list holds lru_scan_depth: the clean
+    // pages it passes are freed at once, the dirty ones written and freed as each write completes.
+    for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // not evictable while their batch is queued
+    const auto depth = std::max(want, static_cast<std::uint32_t>(config_.io_capacity_max));
+    while (pool_.free_frames() < want && evict_clean_near_tail(depth)) {
+    }
+    for (auto p : tail_dirty) pool_.set_write_fix(p, false);
+    free_frame_waiters_.wake_all();
+    flush_pages(tail_dirty, /*evict=*/true);
+    return;
+  }
   flush_pages(tail_dirty, /*evict=*/true);
   while (pool_.free_frames() < want && evict_clean_near_tail(want)) {
   }
@@ -652,6 +709,11 @@ void InnodbServer::page_cleaner_loop() {
     double pages_for_lsn = pool_.count_dirty_up_to(target_lsn, static_cast<std::uint32_t>(config_.io_capacity_max * 3)) / 3.0;
     double n_pages = (config_.io_capacity * pct_total / 100 + avg_page_rate_ + pages_for_lsn) / 3;
     n_pages = std::min(n_pages, config_.io_capacity_max);
+    // MariaDB 10.5.9+ with the low-water mark at 0: no flush-list flushing below the dirty pages'
+    // maximum unless the checkpoint age nears the log capacity (buf_flush_page_cleaner).
+    if (lwm_pct == 0 && profile_.zero_lwm_flushing == ServerProfile::ZeroLwmFlushing::AtMaxDirty &&
+        dirty_pct < max_dirty_pct && age <= async_age)
+      n_pages = 0;
     if (age > async_age) n_pages = std::max(n_pages, config_.io_capacity_max);  // flush harder near the sync point
     if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
     std::vector<std::uint32_t> batch;
@@ -673,12 +735,23 @@ void InnodbServer::page_cleaner_loop() {
 void InnodbServer::lru_flusher_loop() {
   // LRU flushing runs beside flush-list flushing (as with several page cleaner threads): once a
   // second, and at once when a thread finds no free page, until threads have free pages again.
+  // MariaDB 10.5+ (the WaitForPageCleaner policy) does not wait between LRU batches while the free
+  // list is under half of innodb_lru_scan_depth (buf_pool_t::need_LRU_eviction in
+  // buf_flush_page_cleaner), so threads seldom find it empty.
+  const bool continuous = profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner;
   while (true) {
-    if (!cleaner_requested_) {
+    const bool need_eviction = continuous && pool_.free_frames() < lru_free_target() / 2;
+    if (!cleaner_requested_ && !need_eviction) {
       std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);
       cleaner_wakeup_->wait_for(lock, kCleanerInterval_s);
     }
     cleaner_requested_ = false;
+    if (need_eviction) {
+      std::uint32_t before = pool_.free_frames();
+      lru_flush_batch();
+      if (pool_.free_frames() <= before) sg::this_actor::sleep_for(kLruRetry_s);  // the tail is all in flight
+      continue;
+    }
     // Keep flushing while threads wait for a free page; when the tail is all being written by the
     // flush-list flush, let those writes finish first.
     do {

@@ -92,7 +92,8 @@ public:
 
   struct Counters {
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, single_page_flushes = 0, deadlocks = 0,
-                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0;
+                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
+                  commits = 0;
   };
   Counters counters;
 
@@ -124,7 +125,10 @@ private:
     const std::vector<std::uint32_t>* pages;
     size_t next, remaining;
     WaitQueue done;
+    bool free_on_completion = false;  // an LRU batch of MariaDB 10.5+: each page is freed as its write completes
   };
+  // A page of an evicting batch whose write completed: clean, freed, and a waiting thread woken.
+  void free_written_page(std::uint32_t page);
   struct PageWriter {
     simgrid::s4u::ActorPtr actor;
     WriteBatch* batch = nullptr;

@@ -29,6 +29,9 @@ struct ServerProfile {
   double oversubscription_cpu_s = 0;
   double idle_wakeup_cpu_s = 0;  // per statement round trip whose thread wakes on an idle core
   double page_cleaner_batch_cpu_s = 0;
+  // CPU InnoDB's background threads spend per committed transaction beyond the page writes (purge,
+  // the tpool's task queue), run off the transactions' path by a background actor.
+  double background_cpu_per_txn_s = 0;
   // What a thread does when it finds no free page and no clean page in the whole LRU
   // (buf_LRU_get_free_block), a feature of the version, not a cost:
   //  - WaitForPageCleaner: wake the page cleaner and wait for its LRU batch (MariaDB 10.5+);
@@ -36,6 +39,14 @@ struct ServerProfile {
   //    the LRU tail itself, synchronously (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4).
   enum class FreePagePolicy { WaitForPageCleaner, SinglePageFlush };
   FreePagePolicy free_page_policy = FreePagePolicy::WaitForPageCleaner;
+  // What innodb_max_dirty_pages_pct_lwm = 0 means for flush-list flushing, a feature of the version:
+  //  - Adaptive: the low-water mark is off and adaptive flushing follows the checkpoint age
+  //    (MySQL 5.6-8.4, MariaDB <= 10.4: page_cleaner_flush_pages_recommendation);
+  //  - AtMaxDirty: no flush-list flushing until the dirty pages reach innodb_max_dirty_pages_pct or
+  //    the checkpoint age nears the log capacity (MariaDB 10.5.9+, MDEV-24537: "refer to
+  //    innodb_max_dirty_pages_pct"; the MariaDB KB's "InnoDB Page Flushing").
+  enum class ZeroLwmFlushing { Adaptive, AtMaxDirty };
+  ZeroLwmFlushing zero_lwm_flushing = ZeroLwmFlushing::Adaptive;
 };
 
 // Where the clients run: on the database host (sharing its cores) or on client hosts across a

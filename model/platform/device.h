@@ -52,6 +52,7 @@ struct DeviceSpec {
   bool completions_on_one_core = false;
   bool read_priority = true;          // programs run in the units' idle time (program suspend); false: FCFS with reads
   double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO
+  double host_cpu_per_write_s = -1;   // the same per page write when it differs (< 0: host_cpu_per_io)
   double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)
 
   // Derived figures.

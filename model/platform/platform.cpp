@@ -39,6 +39,10 @@ public:
   }
   double host_cpu_per_io_s() const override { return members_.front()->spec().host_cpu_per_io_s; }
   double host_cpu_per_flush_s() const override { return members_.front()->spec().host_cpu_per_flush_s; }
+  double host_cpu_per_write_s() const override {
+    const auto& s = members_.front()->spec();
+    return s.host_cpu_per_write_s >= 0 ? s.host_cpu_per_write_s : s.host_cpu_per_io_s;
+  }
 
 private:
   double book(std::uint64_t offset, double bytes, bool write) {

@@ -44,6 +44,9 @@ public:
   virtual bool atomic_writes() const = 0;
   // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
   virtual double host_cpu_per_io_s() const { return 0; }
+  // CPU the compute node spends per page write in its own IO path (the device's `host_cpu_per_write`,
+  // else its per-IO figure).
+  virtual double host_cpu_per_write_s() const { return host_cpu_per_io_s(); }
   // CPU the compute node spends per flush (fsync) in its own IO path.
   virtual double host_cpu_per_flush_s() const { return 0; }
   // CPU the compute node spends issuing one IO on this path before it waits (NVMe-oF initiator).

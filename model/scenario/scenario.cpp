@@ -39,6 +39,7 @@ SpecPtr device_spec() {
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
+      {"host_cpu_per_write", quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per page write when it differs from host_cpu_per_io (calibrate writes 0 when the traces measured the page writes' CPU in InnoDB's background threads and put it in the profile's page_write); absent: host_cpu_per_io")},
       {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
       {"completion_interrupts", with_default(one_of({"submitting-core", "one-core"}, "Where the host takes this device's completions: submitting-core (NVMe and multi-queue devices: a completion queue and interrupt vector per CPU), one-core (a single request queue whose interrupt vector is delivered to one CPU, as a one-queue virtio-blk disk: a thread woken by its page read's completion runs on that core until its statement ends)"), "submitting-core")},
       {"read_priority", with_default(boolean("Programs run only in a unit's idle time (program suspend), so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
@@ -116,6 +117,7 @@ SpecPtr build_scenario_schema() {
            {"rand_pareto_h", with_default(real(0.0, 0.5, "--rand-pareto-h", true), "0.2")},
            {"rand_zipfian_exp", with_default(real(0.0, 10.0, "--rand-zipfian-exp", true), "0.8")},
            {"threads", with_default(integer(1.0, 100000.0, "Client threads per compute node (--threads)"), "1")},
+           {"warmup_threads", integer(1.0, 100000.0, "Client threads during the warm-up, when the warm-up load differs from the measured one (capture.py warms the pool at 16 threads before every run); the threads beyond `threads` stop when the measurement starts. Absent: `threads`")},
            {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "--rate: transactions per second per compute node (0/s: closed loop)"), "0/s")},
            {"clients", map({
                 {"location", with_default(one_of({"local", "remote"}, "local: sysbench on the database host, sharing its cores; remote: on client hosts"), "local")},
@@ -422,6 +424,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   sb.rand_pareto_h = w["rand_pareto_h"].as<double>();
   sb.rand_zipfian_exp = w["rand_zipfian_exp"].as<double>();
   s.workload.threads = w["threads"].as<int>();
+  s.workload.warmup_threads = w["warmup_threads"] ? w["warmup_threads"].as<int>() : s.workload.threads;
   s.workload.rate_tps = q(w["rate"], Dimension::PerSecond);
   s.workload.clients.remote = w["clients"]["location"].Scalar() == "remote";
   s.workload.clients.round_trip_s = q(w["clients"]["round_trip"], Dimension::Seconds);
@@ -498,12 +501,14 @@ SpecPtr build_profile_schema() {
            {"checksum_innodb", us("Per 16 KiB page, the legacy innodb algorithm")},
            {"client_statement", us("sysbench and client library per statement (on the client's host)")},
            {"page_cleaner_batch", us("Page cleaner bookkeeping per second")},
+           {"background_per_txn", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per committed transaction, CPU of InnoDB's background threads beyond the page writes (purge, the task pool), run beside the connections rather than in their path"), "0us")},
        }, "CPU costs in seconds of a reference core"))},
       {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
       {"idle_wakeup_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per statement round trip when the thread wakes on an idle core (idle exit, inter-processor interrupt; large on VMs)"), "0us")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
       {"server_cpu_scale", with_default(real(0.01, 100.0, "Multiplies every server CPU cost above (not the client's): a version's CPU per unit of work relative to the profile it was derived from"), "1.0")},
       {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
+      {"zero_lwm_flushing", with_default(one_of({"adaptive", "at_max_dirty"}, "What max_dirty_pages_pct_lwm = 0 means for flush-list flushing: adaptive (MySQL, MariaDB <= 10.4: adaptive flushing from the checkpoint age) or at_max_dirty (MariaDB 10.5.9+, MDEV-24537: none until the dirty pages reach max_dirty_pages_pct or the checkpoint age nears the log capacity)"), "adaptive")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -553,6 +558,7 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.checksum_innodb_cpu_s = q(cpu["checksum_innodb"], Dimension::Seconds);
   p.client_statement_cpu_s = q(cpu["client_statement"], Dimension::Seconds);
   p.page_cleaner_batch_cpu_s = q(cpu["page_cleaner_batch"], Dimension::Seconds);
+  p.background_cpu_per_txn_s = q(cpu["background_per_txn"], Dimension::Seconds);
   p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
@@ -560,10 +566,13 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   const double scale = doc["server_cpu_scale"].as<double>();
   for (auto& c : p.statement_cpu_s) c *= scale;
   for (double* c : {&p.range_row_cpu_s, &p.page_hit_cpu_s, &p.page_read_cpu_s, &p.page_write_cpu_s, &p.checksum_crc32_cpu_s,
-                    &p.checksum_innodb_cpu_s, &p.page_cleaner_batch_cpu_s, &p.oversubscription_cpu_s, &p.idle_wakeup_cpu_s})
+                    &p.checksum_innodb_cpu_s, &p.page_cleaner_batch_cpu_s, &p.oversubscription_cpu_s, &p.idle_wakeup_cpu_s,
+                    &p.background_cpu_per_txn_s})
     *c *= scale;
   p.free_page_policy = doc["free_page_policy"].Scalar() == "single_page_flush" ? ServerProfile::FreePagePolicy::SinglePageFlush
                                                                                : ServerProfile::FreePagePolicy::WaitForPageCleaner;
+  p.zero_lwm_flushing = doc["zero_lwm_flushing"].Scalar() == "at_max_dirty" ? ServerProfile::ZeroLwmFlushing::AtMaxDirty
+                                                                           : ServerProfile::ZeroLwmFlushing::Adaptive;
   return p;
 }
 
@@ -607,6 +616,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.completions_on_one_core = n["completion_interrupts"].Scalar() == "one-core";
   d.host_cpu_per_io_s = q(n["host_cpu_per_io"], Dimension::Seconds);
   d.host_cpu_per_flush_s = q(n["host_cpu_per_flush"], Dimension::Seconds);
+  if (n["host_cpu_per_write"]) d.host_cpu_per_write_s = q(n["host_cpu_per_write"], Dimension::Seconds);
   return d;
 }
 

@@ -74,6 +74,7 @@ struct WorkloadConfig {
   FioConfig fio;
   SysbenchOptions sysbench;
   int threads = 1;            // sysbench client threads per compute node
+  int warmup_threads = 1;     // client threads during the warm-up (those beyond `threads` stop at its end)
   double rate_tps = 0;        // > 0: sysbench --rate (transactions per second per compute node)
   ClientConfig clients;
 };

@@ -61,23 +61,27 @@ void DatabaseRun::start() {
       WorkerPool::start_poisson(pool, w.rate_tps, scenario_.simulation.seed * 104729 + n);
       continue;
     }
-    for (int i = 0; i < w.threads; ++i) {
+    // Threads beyond `threads` load the warm-up only (workload.warmup_threads) and stop once the
+    // measurement starts.
+    for (int i = 0; i < std::max(w.threads, w.warmup_threads); ++i) {
       ClientThread* t = make_thread(i);
+      const bool warmup_only = i >= w.threads;
       t->actor = sg::Actor::create("sysbench-" + std::to_string(n) + "-" + std::to_string(i), node.host,
-                                   [this, t, &server] { client_loop(*t, server); });
+                                   [this, t, &server, warmup_only] { client_loop(*t, server, warmup_only); });
       t->actor->daemonize();
     }
   }
 }
 
-void DatabaseRun::client_loop(ClientThread& t, InnodbServer& server) {
+void DatabaseRun::client_loop(ClientThread& t, InnodbServer& server, bool warmup_only) {
   std::vector<Statement> statements;
-  while (true) {
+  while (!(warmup_only && measurement_.measuring)) {
     mix_.next(t.rng, statements);
     double start = sg::Engine::get_clock();
     t.breakdown = TxnBreakdown{};
     // A rolled-back event (deadlock) is re-run; sysbench keeps its latency timer running.
     while (!server.execute(statements, t)) ++rollbacks_;
+    if (warmup_only && measurement_.measuring) break;  // its last warm-up transaction is not measured
     measurement_.complete(sg::Engine::get_clock() - start);
     if (measurement_.measuring) breakdown_.add(t.breakdown);
   }

@@ -23,7 +23,7 @@ public:
   const SysbenchMix& mix() const { return mix_; }
 
 private:
-  void client_loop(ClientThread& thread, InnodbServer& server);
+  void client_loop(ClientThread& thread, InnodbServer& server, bool warmup_only = false);
   Platform& platform_;
   Measurement& measurement_;
   const Scenario& scenario_;
