@@ -614,23 +614,28 @@ TEST(Trace, PerfSchedThreadsSplitTheConnectionsFromTheBackground) {
 }
 
 TEST(Calibrate, BackgroundTracesTakeTheirCpuOffThePath) {
-  // Two background traces of the disk whose per-thread files say a + b x (pages written per txn,
-  // data and doublewrite) with a = 40 us and b = 30 us: the fit recovers both, writes a as the
-  // profile's background_per_txn and b as the disk's host_cpu_per_write, and the tmpfs device, which
-  // no background trace measured, keeps its page writes in the per-IO column (no host_cpu_per_write).
+  // Two background traces of the disk (their probes removed: reference-core seconds as measured)
+  // whose per-thread files give the background threads the share of the server's CPU that makes
+  // share x the trace's CPU per transaction = a + b x (pages written per txn, data and doublewrite),
+  // with a = 40 us and b = 30 us: the fit recovers both, writes a as the profile's
+  // background_per_txn and b as the disk's host_cpu_per_write; the tmpfs device, which no background
+  // trace measured, keeps its page writes in the per-IO column (no host_cpu_per_write).
   const double a = 40e-6, b = 30e-6;
   std::vector<Trace> background;
   std::filesystem::create_directories(temp_path("bg-fit/local-vm/sched"));
   for (const char* name : {"disk-bp3G-t4", "disk-bp1G-t4"}) {
     std::string dir = copy_trace(kTraces + "/local-vm/sched/" + name, std::string("bg-fit/local-vm/sched/") + name);
+    remove_cpu_probe(dir);
     auto t = load_trace(dir);
     double w = t.per_txn("Innodb_pages_written").value_or(0) + t.per_txn("Innodb_dblwr_pages_written").value_or(0);
-    double bg_ms = (a + b * w) * 10.0 * t.sysbench.tps * 1e3;
-    std::ofstream(dir + "/perf_sched_timehist.tsv")
-        << "task\tswitched_in\twait_ms\tsch_delay_ms\trun_ms\tafter_idle\tafter_idle_sch_delay_ms\n"
-        << "mariadbd[11/10]\t1\t1\t1\t9000\t0\t0\nmariadbd[12/10]\t1\t1\t1\t9000\t0\t0\n"
-        << "mariadbd[13/10]\t1\t1\t1\t9000\t0\t0\nmariadbd[14/10]\t1\t1\t1\t9000\t0\t0\n"
-        << "mariadbd[15/10]\t1\t1\t1\t" << std::setprecision(12) << bg_ms << "\t0\t0\n";
+    double cpu = t.meta["capture"]["mariadbd_cpu_pct"].as<double>() / 100 * 2 / t.sysbench.tps;
+    double share = (a + b * w) / cpu;  // of 1000 ms of server run time
+    ASSERT_LT(share, 0.5);
+    std::ofstream f(dir + "/perf_sched_timehist.tsv");
+    f << "task\tswitched_in\twait_ms\tsch_delay_ms\trun_ms\tafter_idle\tafter_idle_sch_delay_ms\n" << std::setprecision(15);
+    for (int c = 11; c <= 14; ++c) f << "mariadbd[" << c << "/10]\t1\t1\t1\t" << 250 * (1 - share) << "\t0\t0\n";  // 4 connections
+    for (int g = 15; g <= 19; ++g) f << "mariadbd[" << g << "/10]\t1\t1\t1\t" << 200 * share << "\t0\t0\n";        // background
+    f.close();
     background.push_back(load_trace(dir));
   }
   std::vector<Trace> traces;
@@ -647,16 +652,19 @@ TEST(Calibrate, BackgroundTracesTakeTheirCpuOffThePath) {
   auto rp = load_profile(pp), rs = load_profile(sp);
   EXPECT_NEAR(rs.background_cpu_per_txn_s, a, 1e-9);
   EXPECT_EQ(rp.background_cpu_per_txn_s, 0.0);
+  EXPECT_CONTAINS(split.report, "IO column counts page reads only");
   std::string devices = temp_path("bg-fit/split-devices.yaml");
   std::ofstream(devices) << split.devices_yaml;
   auto catalogue = load_device_catalogue({devices});
   EXPECT_NEAR(catalogue.at("local-vm-virtual-disk").host_cpu_per_write_s, b, 1e-9);
   EXPECT_GT(catalogue.at("local-vm-virtual-disk").host_cpu_per_io_s, 0.0);
   EXPECT_LT(catalogue.at("local-vm-tmpfs").host_cpu_per_write_s, 0.0);  // not measured: host_cpu_per_io applies
-  // A background trace without per-thread CPU is an error naming it.
+  // A background trace without per-thread CPU, or too few traces for the terms, is an error naming them.
   auto e = error_of([&] { calibrate(traces, "x", {load_trace(kTraces + "/local-vm/disk-bp1G-t4")}); });
   EXPECT_CONTAINS(e, "disk-bp1G-t4");
   EXPECT_CONTAINS(e, "perf_sched_timehist.tsv");
+  e = error_of([&] { calibrate(traces, "x", {background[1]}); });
+  EXPECT_CONTAINS(e, "only 1 traces");
 }
 
 TEST(Calibrate, ATracesScenarioRepeatsTheCapturesWarmUpAndFlushingSettings) {

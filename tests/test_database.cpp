@@ -439,4 +439,15 @@ TEST(Database, WarmUpThreadsStopWhenTheMeasurementStarts) {
   auto warmed = run_point(scenario_from(base + "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, threads: 1, warmup_threads: 8}\n"));
   EXPECT_NEAR(warmed["tps"].get<double>() / one["tps"].get<double>(), 1.0, 0.05);
   EXPECT_LT(warmed["cpus"][0]["utilisation"].get<double>(), 0.75);  // one thread's worth, not eight
+  // An open loop or a detected warm-up cannot have warm-up threads: an error naming the key.
+  for (const char* bad : {"workload: {kind: sysbench, tables: 2, table_size: 10000, threads: 1, warmup_threads: 8, rate: 100/s}\n",
+                          "workload: {kind: sysbench, tables: 2, table_size: 10000, threads: 1, warmup_threads: 8}\nsimulation: {warmup: auto}\n"}) {
+    std::string message;
+    try {
+      scenario_from(std::string("compute: {cores: 2}\nstorage: {kind: local, device: pcie4-nvme-tlc}\n") + bad);
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("workload.warmup_threads"), std::string::npos) << bad;
+  }
 }

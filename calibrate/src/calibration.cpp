@@ -340,54 +340,80 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
   return std::string(e.c_str()) + "\n";
 }
 
+// The background threads' share of the server's run time in a perf sched capture.
+double t_share(const Trace& t) {
+  const auto& s = *t.server_threads;
+  return s.background_ms / (s.connection_ms + s.background_ms);
+}
+
 // Background server CPU per transaction = a + b_dev x pages written per transaction (data and
 // doublewrite pages, each an IO in the kernel's path to device dev), least squares over the traces
-// that split the server's CPU by thread. a is shared (purge and the task pool do not depend on the
-// device); b is the device's CPU per page write. Coefficients >= 0: a negative one is dropped and
-// the rest refitted.
+// that split the server's CPU by thread. Each trace's background CPU is its measured share (perf
+// sched's background run time over the server's) times its server CPU per transaction over the whole
+// capture (capture.mariadbd_cpu_pct, in reference-core seconds like the fitted traces): the share
+// does not carry perf's own cost the way perf's absolute run times do. a is shared (purge and the
+// task pool do not depend on the device); b is the device's CPU per page written. Coefficients
+// >= 0: a negative one is dropped and the rest refitted. A device whose background traces wrote no
+// page gets no b (its writes stay in the per-IO column of the fit).
 struct BackgroundFit {
   double per_txn_s = 0;
   std::map<std::string, double> per_write_s;  // device -> CPU per page written
   std::vector<std::string> rows;              // "trace: measured -> fitted" for the report
-  bool empty() const { return per_write_s.empty(); }
-  // The background CPU the fit gives a trace, or NaN for a device no background trace measured.
+  bool empty() const { return rows.empty(); }
+  // The background CPU the fit takes out of a trace: a, plus b x its pages written when its device
+  // was measured.
   double of(const Trace& t) const {
     auto it = per_write_s.find(device_name_for(t));
-    return it == per_write_s.end() ? std::nan("") : per_txn_s + it->second * pages_written_per_txn(t);
+    return per_txn_s + (it == per_write_s.end() ? 0.0 : it->second * pages_written_per_txn(t));
   }
+  bool measured(const Trace& t) const { return per_write_s.count(device_name_for(t)) > 0; }
   static double pages_written_per_txn(const Trace& t) {
     return t.per_txn("Innodb_pages_written").value_or(0) + t.per_txn("Innodb_dblwr_pages_written").value_or(0);
   }
 };
 
-BackgroundFit fit_background(const std::vector<Trace>& traces) {
+BackgroundFit fit_background(const std::vector<Trace>& traces, double probe_ref) {
   BackgroundFit f;
   if (traces.empty()) return f;
   std::vector<std::string> devices;
+  std::vector<double> y;
   for (const auto& t : traces) {
-    if (!t.background_cpu_per_txn_s())
-      throw InputError({t.dir + "/perf_sched_timehist.tsv", 0, 0}, "perf_sched_timehist.tsv",
-                       "a background trace needs the server's CPU by thread (capture.py --perf-sched) and capture.perf_sched_s");
+    const char* why = nullptr;
+    MeasuredCpu m = measured_cpu(t);
+    if (!t.server_threads || t.server_threads->connection_ms + t.server_threads->background_ms <= 0)
+      why = "a background trace needs the server's CPU by thread (perf_sched_timehist.tsv of capture.py --perf-sched)";
+    else if (std::isnan(m.per_txn_s) || m.host_wide)
+      why = "a background trace needs the server's own CPU (capture.mariadbd_cpu_pct)";
+    if (why) throw InputError({t.dir + "/perf_sched_timehist.tsv", 0, 0}, "perf_sched_timehist.tsv", why);
+    const double share = t.server_threads->background_ms / (t.server_threads->connection_ms + t.server_threads->background_ms);
+    const double probe = cpu_probe_eps(t);
+    y.push_back(share * m.per_txn_s * (std::isnan(probe) || std::isnan(probe_ref) ? 1.0 : probe / probe_ref));
     std::string dev = device_name_for(t);
     if (std::find(devices.begin(), devices.end(), dev) == devices.end()) devices.push_back(dev);
   }
   const int n = static_cast<int>(traces.size()), columns = 1 + static_cast<int>(devices.size());
   Eigen::MatrixXd X = Eigen::MatrixXd::Zero(n, columns);
-  Eigen::VectorXd y(n);
   for (int i = 0; i < n; ++i) {
     X(i, 0) = 1;
     int k = static_cast<int>(std::find(devices.begin(), devices.end(), device_name_for(traces[i])) - devices.begin());
     X(i, 1 + k) = BackgroundFit::pages_written_per_txn(traces[i]);
-    y(i) = *traces[i].background_cpu_per_txn_s();
   }
   std::vector<int> active;
   for (int c = 0; c < columns; ++c)
     if (X.col(c).cwiseAbs().maxCoeff() > 0) active.push_back(c);
+  if (n < static_cast<int>(active.size())) {
+    std::string names;
+    for (const auto& t : traces) names += " " + std::filesystem::path(t.dir).filename().string();
+    throw InputError({traces.front().dir + "/perf_sched_timehist.tsv", 0, 0}, "--background",
+                     "the background fit has " + std::to_string(active.size()) + " terms (one per transaction, one per device that wrote pages) and only " +
+                         std::to_string(n) + " traces:" + names + "; add traces, e.g. one with and one without page writes per device");
+  }
+  const Eigen::VectorXd yv = Eigen::Map<const Eigen::VectorXd>(y.data(), n);
   Eigen::VectorXd beta = Eigen::VectorXd::Zero(columns);
   while (!active.empty()) {
     Eigen::MatrixXd A(n, active.size());
     for (size_t j = 0; j < active.size(); ++j) A.col(j) = X.col(active[j]);
-    Eigen::VectorXd b = A.colPivHouseholderQr().solve(y);
+    Eigen::VectorXd b = A.colPivHouseholderQr().solve(yv);
     beta.setZero();
     size_t worst = active.size();
     for (size_t j = 0; j < active.size(); ++j) {
@@ -398,11 +424,13 @@ BackgroundFit fit_background(const std::vector<Trace>& traces) {
     active.erase(active.begin() + static_cast<long>(worst));
   }
   f.per_txn_s = beta(0);
-  for (size_t k = 0; k < devices.size(); ++k) f.per_write_s[devices[k]] = beta(1 + static_cast<long>(k));
+  for (size_t k = 0; k < devices.size(); ++k)
+    if (X.col(1 + static_cast<long>(k)).cwiseAbs().maxCoeff() > 0) f.per_write_s[devices[k]] = beta(1 + static_cast<long>(k));
   for (int i = 0; i < n; ++i) {
     std::ostringstream r;
-    r << std::filesystem::path(traces[i].dir).filename().string() << ": " << fmt_us(y(i)) << " at " << std::setprecision(3)
-      << X.row(i).tail(columns - 1).sum() << " pages written per txn -> " << fmt_us(f.of(traces[i]));
+    r << std::filesystem::path(traces[i].dir).filename().string() << ": " << fmt_us(y[i]) << " (share "
+      << std::setprecision(3) << 100 * t_share(traces[i]) << " %) at " << X.row(i).tail(columns - 1).sum()
+      << " pages written per txn -> " << fmt_us(f.of(traces[i]));
     f.rows.push_back(r.str());
   }
   return f;
@@ -410,10 +438,7 @@ BackgroundFit fit_background(const std::vector<Trace>& traces) {
 
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name, const std::vector<Trace>& background_traces) {
   if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
-  // 0. The server CPU that runs off the transactions' path, where traces measured it by thread: it is
-  //    taken out of each trace's CPU before the fit and charged by the model in the background
-  //    (page writes: the profile's page_write; the rest: background_per_txn).
-  const BackgroundFit background = fit_background(background_traces);
+
   // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
   //    server process's measured CPU time. Ordinary least squares with Eigen.
   std::vector<const Trace*> usable;
@@ -434,10 +459,14 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   std::vector<double> speed(n);
   for (int i = 0; i < n; ++i) speed[i] = cpu_probe_eps(*usable[i]);
   const double probe_ref = std::accumulate(speed.begin(), speed.end(), 0.0) / n;  // NaN unless all probed
+  // The server CPU that runs off the transactions' path, where traces measured it by thread: it is
+  // taken out of each trace's CPU before the fit and charged by the model in the background (the
+  // profile's background_per_txn, the devices' host_cpu_per_write).
+  const BackgroundFit background = fit_background(background_traces, probe_ref);
   for (int i = 0; i < n; ++i) {
     speed[i] = std::isnan(probe_ref) ? 1.0 : speed[i] / probe_ref;
     cpu[i].per_txn_s *= speed[i];
-    if (!std::isnan(background.of(*usable[i]))) cpu[i].per_txn_s -= background.of(*usable[i]);
+    if (!background.empty()) cpu[i].per_txn_s -= background.of(*usable[i]);
   }
   for (int i = 0; i < n; ++i)
     if (cpu[i].host_wide != host_wide)
@@ -479,7 +508,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     // With the device's background measured the page writes' CPU is already out of y: the column
     // counts reads only.
     X(i, 1 + k) = t.per_txn("Innodb_buffer_pool_reads").value_or(0) +
-                  (std::isnan(background.of(t)) ? BackgroundFit::pages_written_per_txn(t) : 0.0);
+                  (background.measured(t) ? 0.0 : BackgroundFit::pages_written_per_txn(t));
     // Statement round trips that woke a thread on an idle core: the statements, times the chance a
     // core was idle, estimated as the idle share of the CPUs (neither busy nor stolen) times the
     // cores, at most 1 (one thread on two half-idle cores always finds one idle).

@@ -17,7 +17,8 @@ struct CalibrationOutput {
 
 // `name` is the profile's name. `background_traces` (optional) split the server's CPU by thread
 // (perf_sched_timehist.tsv): the background threads' share per transaction is fitted on them,
-// taken out of every trace's CPU and written as the profile's page_write and background_per_txn.
+// taken out of every trace's CPU and written as the profile's cpu.background_per_txn and the fitted
+// devices' host_cpu_per_write.
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name,
                             const std::vector<Trace>& background_traces = {});
 

@@ -409,8 +409,12 @@ ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::st
     if (!std::regex_match(f[task_col], m, name)) continue;  // <idle> and the like
     Task t;
     t.comm = m[1];
-    t.tid = std::stol(m[2]);
-    t.pid = m[3].matched ? std::stol(m[3]) : t.tid;
+    try {
+      t.tid = std::stol(m[2]);
+      t.pid = m[3].matched ? std::stol(m[3]) : t.tid;
+    } catch (const std::exception&) {
+      throw InputError({file, line_no, 1}, "task", "thread id out of range: " + f[task_col]);
+    }
     try {
       t.run_ms = std::stod(f[run_col]);
     } catch (const std::exception&) {
@@ -518,7 +522,8 @@ Trace load_trace(const std::string& dir) {
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp(p.string()), p.string());
-  }  auto variables = fs::path(dir) / "variables.tsv";
+  }
+  auto variables = fs::path(dir) / "variables.tsv";
   if (fs::exists(variables)) t.variables = parse_status_tsv(slurp(variables.string()), variables.string());
 
   auto iostat = fs::path(dir) / "iostat.txt";

@@ -107,7 +107,7 @@ nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
   // The measurements' own TPS uncertainty, in % of their TPS, where the traces give it.
   std::vector<double> ci_pct;
   for (const auto& row : rows)
-    if (!row.contains("skipped") && row["measured"].contains("tps_ci95"))
+    if (!row.contains("skipped") && row["measured"].contains("tps_ci95") && row["measured"]["tps"].get<double>() > 0)
       ci_pct.push_back(100 * row["measured"]["tps_ci95"].get<double>() / row["measured"]["tps"].get<double>());
   if (!ci_pct.empty())
     out["measured_tps_ci95_pct"] = {{"median", median(ci_pct)}, {"max", *std::max_element(ci_pct.begin(), ci_pct.end())},

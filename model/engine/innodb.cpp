@@ -149,11 +149,10 @@ void InnodbServer::start_background() {
     // Purge and the other background tasks: every interval, the CPU of the transactions committed
     // since, as one burst on the node (they run beside the connections, not in their path).
     sg::Actor::create("background-" + node_.host->get_name(), node_.host, [this] {
-      std::uint64_t seen = counters.commits;
+      std::uint64_t seen = commits_total_;
       while (true) {
         sg::this_actor::sleep_for(kBackgroundInterval_s);
-        std::uint64_t commits = counters.commits;
-        if (commits < seen) seen = 0;  // the counters were reset at the start of the measurement
+        const std::uint64_t commits = commits_total_;  // never reset, unlike counters
         if (commits > seen) platform_.compute(node_, profile_.background_cpu_per_txn_s * static_cast<double>(commits - seen));
         seen = commits;
       }
@@ -270,8 +269,8 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   t.pending_cpu_s += profile_.page_hit_cpu_s;
   bool hit = pool_.touch(page, now());
   if (!hit) {
-    // MariaDB 10.5+: a free list under half of innodb_lru_scan_depth wakes the page cleaner for an
-    // LRU batch (buf_pool_t::need_LRU_eviction), before any thread finds it empty.
+    // MariaDB (10.6.17 / 10.11.7+, MDEV-33053): a free list under half of innodb_lru_scan_depth wakes
+    // the page cleaner for an LRU batch (buf_pool_t::need_LRU_eviction), before a thread finds it empty.
     if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner && !cleaner_requested_ &&
         pool_.free_frames() < lru_free_target() / 2) {
       cleaner_requested_ = true;
@@ -542,6 +541,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
   }
   release_locks(t);
   ++counters.commits;
+  ++commits_total_;
   return true;
 }
 
@@ -656,14 +656,12 @@ void InnodbServer::lru_flush_batch() {
   std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
   if (tail_dirty.size() > share) tail_dirty.resize(share);
   if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner) {
-    // MariaDB 10.5+ walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
+    // MariaDB walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
     // pages (buf_flush_LRU(srv_max_io_capacity)) until the free list holds lru_scan_depth: the clean
     // pages it passes are freed at once, the dirty ones written and freed as each write completes.
-    for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // not evictable while their batch is queued
     const auto depth = std::max(want, static_cast<std::uint32_t>(config_.io_capacity_max));
     while (pool_.free_frames() < want && evict_clean_near_tail(depth)) {
     }
-    for (auto p : tail_dirty) pool_.set_write_fix(p, false);
     free_frame_waiters_.wake_all();
     flush_pages(tail_dirty, /*evict=*/true);
     return;
@@ -710,7 +708,10 @@ void InnodbServer::page_cleaner_loop() {
     double n_pages = (config_.io_capacity * pct_total / 100 + avg_page_rate_ + pages_for_lsn) / 3;
     n_pages = std::min(n_pages, config_.io_capacity_max);
     // MariaDB 10.5.9+ with the low-water mark at 0: no flush-list flushing below the dirty pages'
-    // maximum unless the checkpoint age nears the log capacity (buf_flush_page_cleaner).
+    // maximum unless the checkpoint age nears the log capacity. buf_flush_page_cleaner would also
+    // flush once the age passes innodb_adaptive_flushing_lwm (af_needed_for_redo), but the cleaner
+    // idles without a timeout at lwm 0 until something wakes it: MariaDB 10.11.19 wrote 0 pages at
+    // checkpoint ages of 62-158 MB, past 10 % of its 512 MiB log (traces/local-vm, 3 GiB runs).
     if (lwm_pct == 0 && profile_.zero_lwm_flushing == ServerProfile::ZeroLwmFlushing::AtMaxDirty &&
         dirty_pct < max_dirty_pct && age <= async_age)
       n_pages = 0;
@@ -735,18 +736,19 @@ void InnodbServer::page_cleaner_loop() {
 void InnodbServer::lru_flusher_loop() {
   // LRU flushing runs beside flush-list flushing (as with several page cleaner threads): once a
   // second, and at once when a thread finds no free page, until threads have free pages again.
-  // MariaDB 10.5+ (the WaitForPageCleaner policy) does not wait between LRU batches while the free
-  // list is under half of innodb_lru_scan_depth (buf_pool_t::need_LRU_eviction in
-  // buf_flush_page_cleaner), so threads seldom find it empty.
+  // MariaDB (the WaitForPageCleaner policy) does not wait between LRU batches while the free list is
+  // under half of innodb_lru_scan_depth (buf_pool_t::need_LRU_eviction in buf_flush_page_cleaner,
+  // MDEV-33053: 10.6.17 / 10.11.7 and later; the model gives it to every version with that policy,
+  // 10.5+, where earlier ones waited for the free list to run out), so threads seldom find it empty.
   const bool continuous = profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner;
+  auto need_eviction = [&] { return continuous && pool_.free_frames() < lru_free_target() / 2; };
   while (true) {
-    const bool need_eviction = continuous && pool_.free_frames() < lru_free_target() / 2;
-    if (!cleaner_requested_ && !need_eviction) {
+    if (!cleaner_requested_ && !need_eviction()) {
       std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);
       cleaner_wakeup_->wait_for(lock, kCleanerInterval_s);
     }
     cleaner_requested_ = false;
-    if (need_eviction) {
+    if (need_eviction()) {
       std::uint32_t before = pool_.free_frames();
       lru_flush_batch();
       if (pool_.free_frames() <= before) sg::this_actor::sleep_for(kLruRetry_s);  // the tail is all in flight

@@ -127,6 +127,7 @@ private:
     WaitQueue done;
     bool free_on_completion = false;  // an LRU batch of MariaDB 10.5+: each page is freed as its write completes
   };
+  std::uint64_t commits_total_ = 0;  // transactions committed since the start (counters.commits is reset)
   // A page of an evicting batch whose write completed: clean, freed, and a waiting thread woken.
   void free_written_page(std::uint32_t page);
   struct PageWriter {

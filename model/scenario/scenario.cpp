@@ -39,7 +39,7 @@ SpecPtr device_spec() {
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
-      {"host_cpu_per_write", quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per page write when it differs from host_cpu_per_io (calibrate writes 0 when the traces measured the page writes' CPU in InnoDB's background threads and put it in the profile's page_write); absent: host_cpu_per_io")},
+      {"host_cpu_per_write", quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per page written (data or doublewrite) when it differs from a read's (calibrate --background writes the background threads' CPU per page written, measured by thread); absent: host_cpu_per_io")},
       {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
       {"completion_interrupts", with_default(one_of({"submitting-core", "one-core"}, "Where the host takes this device's completions: submitting-core (NVMe and multi-queue devices: a completion queue and interrupt vector per CPU), one-core (a single request queue whose interrupt vector is delivered to one CPU, as a one-queue virtio-blk disk: a thread woken by its page read's completion runs on that core until its statement ends)"), "submitting-core")},
       {"read_priority", with_default(boolean("Programs run only in a unit's idle time (program suspend), so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
@@ -469,6 +469,12 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.seed = sim["seed"].as<std::uint64_t>();
   s.simulation.warmup_auto = sim["warmup"].Scalar() == "auto";
   s.simulation.warmup_s = s.simulation.warmup_auto ? 0.0 : q(sim["warmup"], Dimension::Seconds);
+  // Warm-up threads need a closed loop and a warm-up of known length: an open loop (rate) has no
+  // per-thread loop to stop, and a detected warm-up would end while they still run.
+  if (doc["workload"]["warmup_threads"] && (s.workload.rate_tps > 0 || s.simulation.warmup_auto))
+    throw InputError(origin.locate("workload.warmup_threads", raw["workload"]["warmup_threads"]), "workload.warmup_threads",
+                     s.workload.rate_tps > 0 ? "warmup_threads needs a closed loop (no workload.rate)"
+                                             : "warmup_threads needs a configured simulation.warmup (not auto)");
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);
