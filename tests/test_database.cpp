@@ -1,6 +1,7 @@
 // The database model: buffer pool against Che's approximation, and the InnoDB mechanisms end to end
 // on a small data set (each simulation in its own process).
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include <cmath>
 #include <fstream>
@@ -54,6 +55,23 @@ const char* kSmallDatabase =
 
 nlohmann::ordered_json run(const std::string& extra) {
   return run_point(scenario_from(std::string(kSmallDatabase) + extra));
+}
+
+// The fitted MariaDB profile (scenarios/profiles/mariadb-10.11.yaml) with `changes` (a YAML map whose
+// entries replace or add keys, one level deep into maps), written to a temporary file.
+std::string mariadb_profile_with(const std::string& name, const std::string& changes) {
+  YAML::Node profile = YAML::LoadFile(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
+  YAML::Node extra = YAML::Load(changes);
+  for (auto it = extra.begin(); it != extra.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    if (it->second.IsMap())
+      for (auto sub = it->second.begin(); sub != it->second.end(); ++sub) profile[key][sub->first.as<std::string>()] = sub->second;
+    else
+      profile[key] = it->second;
+  }
+  YAML::Emitter out;
+  out << profile;
+  return poolsim::testing::write_temp(name, std::string(out.c_str()) + "\n");
 }
 }  // namespace
 
@@ -289,10 +307,7 @@ TEST(Database, SinglePageFlushIsTheVersionsFreePagePolicy) {
   // 1-16 threads) and no thread writes a page itself; MySQL 5.6-8.4 (single_page_flush) lets threads
   // run out of clean pages, and each then writes one LRU page itself, through the doublewrite buffer.
   // The fitted MariaDB profile with the other policy.
-  std::ifstream fitted(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
-  std::string text((std::istreambuf_iterator<char>(fitted)), std::istreambuf_iterator<char>());
-  ASSERT_FALSE(text.empty());
-  std::string profile = poolsim::testing::write_temp("single-page-profile.yaml", text + "\nfree_page_policy: single_page_flush\n");
+  std::string profile = mariadb_profile_with("single-page-profile.yaml", "{free_page_policy: single_page_flush}");
   auto points = run_points(
       load_scenarios_from_text(
           "compute: {cores: 2}\n"
@@ -383,12 +398,7 @@ TEST(Database, BackgroundCpuRunsBesideTheTransactions) {
   // transaction (purge): it must load the cores by exactly that CPU x TPS / cores, and stay out of
   // the transactions' path. One thread on two cores on a cached pool: the same 200 us per
   // transaction charged on the path would cost ~10 % of the TPS.
-  std::string profile = poolsim::testing::write_temp(
-      "background-profile.yaml", [] {
-        std::ifstream in(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        return text.replace(text.find("cpu:\n") + 5, 0, "  background_per_txn: 200us\n");
-      }());
+  std::string profile = mariadb_profile_with("background-profile.yaml", "{cpu: {background_per_txn: 200us}}");
   const std::string cached =
       "compute: {cores: 2}\n"
       "storage: {kind: local, device: pcie4-nvme-tlc}\n"
@@ -409,9 +419,7 @@ TEST(Database, MariaDbsZeroLowWaterMarkLeavesACachedPoolUnflushed) {
   // capacity (traces/local-vm at 3 GiB: 0 pages written per transaction); adaptive flushing (MySQL)
   // writes pages from the checkpoint age on.
   auto profile_with = [](const std::string& policy) {
-    std::ifstream in(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return poolsim::testing::write_temp("lwm-" + policy + ".yaml", text + "\nzero_lwm_flushing: " + policy + "\n");
+    return mariadb_profile_with("lwm-" + policy + ".yaml", "{zero_lwm_flushing: " + policy + "}");
   };
   const std::string base =
       "compute: {cores: 2}\n"

@@ -22,6 +22,14 @@ using namespace schema;
 
 namespace {
 
+// The tab-separated fields of one line (perf_sched_*.tsv).
+std::vector<std::string> tab_fields(const std::string& line) {
+  std::vector<std::string> f;
+  std::istringstream fields(line);
+  for (std::string cell; std::getline(fields, cell, '\t');) f.push_back(cell);
+  return f;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError({path, 0, 0}, "", "cannot read the file");
@@ -338,9 +346,7 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   double n = 0, sum = 0, sumsq = 0;
   while (std::getline(in, line)) {
     ++line_no;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, '\t');) f.push_back(cell);
+    const std::vector<std::string> f = tab_fields(line);
     if (line_no == 1) {
       header = f;
       continue;
@@ -391,9 +397,7 @@ ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::st
   const std::regex name(R"(^(.*)\[(\d+)(?:/(\d+))?\]$)");
   while (std::getline(in, line)) {
     ++line_no;
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, '\t');) f.push_back(cell);
+    const std::vector<std::string> f = tab_fields(line);
     if (line_no == 1) {
       for (size_t i = 0; i < f.size(); ++i) {
         if (f[i] == "task") task_col = static_cast<int>(i);
