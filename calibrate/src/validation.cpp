@@ -74,13 +74,10 @@ void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) 
 // The half-width of a 95 % confidence interval of a run's mean TPS from its interval lines (each a
 // batch mean; at least 3), or nothing when the log has too few.
 std::optional<double> interval_tps_ci95(const SysbenchResult& log) {
-  const auto& iv = log.intervals;
-  if (iv.size() < 3) return std::nullopt;
-  double sum = 0, sum2 = 0;
-  for (const auto& i : iv) sum += i.tps;
-  const double n = static_cast<double>(iv.size()), mean = sum / n;
-  for (const auto& i : iv) sum2 += (i.tps - mean) * (i.tps - mean);
-  return student_t_quantile(0.95, static_cast<int>(iv.size()) - 1) * std::sqrt(sum2 / (n - 1) / n);
+  if (log.intervals.size() < 3) return std::nullopt;
+  BatchMeans batches;  // the simulator's own estimator, on the measured series
+  for (const auto& i : log.intervals) batches.add(i.tps);
+  return batches.estimate(0.95).half_width;
 }
 
 nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
