@@ -606,11 +606,12 @@ TEST(Trace, PerfSchedThreadsSplitTheConnectionsFromTheBackground) {
   EXPECT_EQ(s.tasks, 6);
   EXPECT_CONTAINS(error_of([] { parse_perf_sched_threads("task\trun_ms\nmariadbd[1/1]\tx\n", "r.tsv", 1); }), "r.tsv:2");
   EXPECT_CONTAINS(error_of([] { parse_perf_sched_threads("task\trun_ms\nsysbench[1/1]\t3\n", "s.tsv", 1); }), "no mariadbd");
-  // A committed capture: 4 connections; background CPU per transaction over perf's 10 s window.
+  EXPECT_NEAR(s.background_share(), 77.0 / 782.0, 1e-12);
+  EXPECT_EQ(ServerThreadsCpu{}.background_share(), 0.0);
+  // A committed capture: 4 connections, the background threads a small share (tmpfs-bp1G-t4: 11.6 %).
   auto t = load_trace(kTraces + "/local-vm/sched/tmpfs-bp1G-t4");
   ASSERT_TRUE(t.server_threads.has_value());
-  ASSERT_TRUE(t.background_cpu_per_txn_s().has_value());
-  EXPECT_NEAR(*t.background_cpu_per_txn_s(), t.server_threads->background_ms * 1e-3 / (10.0 * t.sysbench.tps), 1e-12);
+  EXPECT_NEAR(t.server_threads->background_share(), 0.116, 0.005);
 }
 
 TEST(Calibrate, BackgroundTracesTakeTheirCpuOffThePath) {

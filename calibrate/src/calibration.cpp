@@ -340,12 +340,6 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
   return std::string(e.c_str()) + "\n";
 }
 
-// The background threads' share of the server's run time in a perf sched capture.
-double t_share(const Trace& t) {
-  const auto& s = *t.server_threads;
-  return s.background_ms / (s.connection_ms + s.background_ms);
-}
-
 // Background server CPU per transaction = a + b_dev x pages written per transaction (data and
 // doublewrite pages, each an IO in the kernel's path to device dev), least squares over the traces
 // that split the server's CPU by thread. Each trace's background CPU is its measured share (perf
@@ -385,7 +379,7 @@ BackgroundFit fit_background(const std::vector<Trace>& traces, double probe_ref)
     else if (std::isnan(m.per_txn_s) || m.host_wide)
       why = "a background trace needs the server's own CPU (capture.mariadbd_cpu_pct)";
     if (why) throw InputError({t.dir + "/perf_sched_timehist.tsv", 0, 0}, "perf_sched_timehist.tsv", why);
-    const double share = t.server_threads->background_ms / (t.server_threads->connection_ms + t.server_threads->background_ms);
+    const double share = t.server_threads->background_share();
     const double probe = cpu_probe_eps(t);
     y.push_back(share * m.per_txn_s * (std::isnan(probe) || std::isnan(probe_ref) ? 1.0 : probe / probe_ref));
     std::string dev = device_name_for(t);
@@ -429,7 +423,7 @@ BackgroundFit fit_background(const std::vector<Trace>& traces, double probe_ref)
   for (int i = 0; i < n; ++i) {
     std::ostringstream r;
     r << std::filesystem::path(traces[i].dir).filename().string() << ": " << fmt_us(y[i]) << " (share "
-      << std::setprecision(3) << 100 * t_share(traces[i]) << " %) at " << X.row(i).tail(columns - 1).sum()
+      << std::setprecision(3) << 100 * traces[i].server_threads->background_share() << " %) at " << X.row(i).tail(columns - 1).sum()
       << " pages written per txn -> " << fmt_us(f.of(traces[i]));
     f.rows.push_back(r.str());
   }

@@ -456,15 +456,6 @@ ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::st
   return out;
 }
 
-std::optional<double> Trace::background_cpu_per_txn_s() const {
-  if (!server_threads || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
-      sysbench.tps <= 0)
-    return std::nullopt;
-  double window_s = 0;
-  if (!YAML::convert<double>::decode(meta["capture"]["perf_sched_s"], window_s) || !(window_s > 0)) return std::nullopt;
-  return server_threads->background_ms * 1e-3 / (window_s * sysbench.tps);
-}
-
 std::optional<double> Trace::bursts_per_txn() const {
   if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
       sysbench.tps <= 0)

@@ -86,6 +86,10 @@ struct CpuBursts {
 struct ServerThreadsCpu {
   double connection_ms = 0, background_ms = 0;
   int tasks = 0;  // server tasks seen
+  // The background threads' share of the server's run time (0 when nothing ran).
+  double background_share() const {
+    return connection_ms + background_ms > 0 ? background_ms / (connection_ms + background_ms) : 0.0;
+  }
 };
 
 struct Trace {
@@ -99,9 +103,6 @@ struct Trace {
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
   std::optional<CpuBursts> cpu_bursts;  // perf_sched_bursts.tsv, when recorded
   std::optional<ServerThreadsCpu> server_threads;  // perf_sched_timehist.tsv, when recorded
-  // Background server CPU per transaction (seconds): the background threads' run time over the perf
-  // sched window (capture.perf_sched_s) divided by the transactions in it at the measured TPS.
-  std::optional<double> background_cpu_per_txn_s() const;
   // CPU bursts per transaction: the bursts over the perf sched window (capture.perf_sched_s) times
   // the measured TPS; nullopt without both.
   std::optional<double> bursts_per_txn() const;

@@ -271,7 +271,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   if (!hit) {
     // MariaDB (10.6.17 / 10.11.7+, MDEV-33053): a free list under half of innodb_lru_scan_depth wakes
     // the page cleaner for an LRU batch (buf_pool_t::need_LRU_eviction), before a thread finds it empty.
-    if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner && !cleaner_requested_ &&
+    if (mariadb_lru_flushing() && !cleaner_requested_ &&
         pool_.free_frames() < lru_free_target() / 2) {
       cleaner_requested_ = true;
       cleaner_wakeup_->notify_all();
@@ -574,7 +574,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   // MariaDB 10.5+ frees each page of an LRU batch when its write completes (buf_page_write_complete
   // then buf_LRU_free_page), so a thread waiting for a free page need not wait for the whole batch;
   // older versions free the batch's pages after the tablespaces' fsync.
-  const bool free_each = evict && profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner;
+  const bool free_each = evict && mariadb_lru_flushing();
   if (writers == 1) {
     for (auto p : pages) {
       node_.storage->write(page_offset(p), config_.page_bytes);
@@ -655,7 +655,7 @@ void InnodbServer::lru_flush_batch() {
   pool_.dirty_near_tail(want, tail_dirty);
   std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
   if (tail_dirty.size() > share) tail_dirty.resize(share);
-  if (profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner) {
+  if (mariadb_lru_flushing()) {
     // MariaDB walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
     // pages (buf_flush_LRU(srv_max_io_capacity)) until the free list holds lru_scan_depth: the clean
     // pages it passes are freed at once, the dirty ones written and freed as each write completes.
@@ -740,8 +740,7 @@ void InnodbServer::lru_flusher_loop() {
   // under half of innodb_lru_scan_depth (buf_pool_t::need_LRU_eviction in buf_flush_page_cleaner,
   // MDEV-33053: 10.6.17 / 10.11.7 and later; the model gives it to every version with that policy,
   // 10.5+, where earlier ones waited for the free list to run out), so threads seldom find it empty.
-  const bool continuous = profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner;
-  auto need_eviction = [&] { return continuous && pool_.free_frames() < lru_free_target() / 2; };
+  auto need_eviction = [&] { return mariadb_lru_flushing() && pool_.free_frames() < lru_free_target() / 2; };
   while (true) {
     if (!cleaner_requested_ && !need_eviction()) {
       std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);

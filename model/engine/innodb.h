@@ -112,6 +112,9 @@ private:
   // An fsync of a data file (doublewrite area or tablespace): the thread's CPU, then the device flush.
   void fsync_data_file();
   std::uint32_t lru_free_target() const;
+  // MariaDB's page cleaner (the wait_for_page_cleaner versions): LRU batches on demand, each written
+  // page freed as its write completes.
+  bool mariadb_lru_flushing() const { return profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner; }
   bool doublewrite_on() const { return config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes()); }
   void lock_row(ClientThread& t, std::uint64_t key);
   void release_locks(ClientThread& t);
