@@ -338,6 +338,58 @@ TEST(NvmeDevice, WithReadPriorityAProgramTakesOnlyAnIdleUnit) {
   EXPECT_NEAR(device.read(t, 0, 16384), t + spec.unit_write_service_s(16384, spec.drain_Bps()) + service, 1e-9);
 }
 
+TEST(NvmeDevice, ASuspendedProgramDelaysAReadOnlyToItsSuspendPoint) {
+  // Program suspension: a read that meets a program waits program_suspend (the program's next
+  // suspend point), not the rest of the program; the program then resumes, finishing later by the
+  // read's service. A second read queued behind the first finds the program already suspended.
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  spec.read_bandwidth_Bps = spec.write_bandwidth_Bps = 1e15;  // no interface time: unit times only
+  spec.write_latency_s = 0;
+  spec.program_suspend_s = 100e-6;  // every request below is at address 0: one unit of the many
+  NvmeDevice device(spec, 1);
+  double program_s = spec.unit_write_service_s(16384, spec.drain_Bps());
+  double service = spec.unit_read_service_s(16384);
+  double transfer = 16384 / spec.read_bandwidth_Bps;
+  ASSERT_GT(program_s, spec.program_suspend_s + 2 * service);
+  device.write(0, 0, 16384);
+  double t = 10e-6;  // the program is under way
+  double first = device.read(t, 0, 16384);
+  EXPECT_NEAR(first, t + spec.program_suspend_s + service + transfer, 1e-12);
+  EXPECT_NEAR(device.read(t, 0, 16384), first + service, 1e-12);
+  // The program resumed after both reads: a third read once it is under way again meets it, and one
+  // after its end (the program + the three reads it was suspended for) does not.
+  double resumed = first + service + 1e-6;
+  EXPECT_NEAR(device.read(resumed, 0, 16384), resumed + spec.program_suspend_s + service + transfer, 1e-12);
+  double after = program_s + 3 * service + 1e-6;
+  EXPECT_NEAR(device.read(after, 0, 16384), after + service + transfer, 1e-12);
+  // Near its end a program finishes before it could suspend: the read waits only for the rest.
+  double t2 = 1.0;
+  device.write(t2, 0, 16384);
+  double programmed = t2 + 16384 / spec.write_bandwidth_Bps + program_s;  // from when the buffer accepts it
+  double late = programmed - 30e-6;
+  EXPECT_NEAR(device.read(late, 0, 16384), programmed + service + transfer, 1e-12);
+}
+
+TEST(NvmeDevice, SuspendableProgramsQueueSoTheUnitsProgramTheWholeWriteRate) {
+  // Every program queues at its unit (none is dropped because its unit was busy), so over a steady
+  // write stream the units spend write rate x program time programming: utilisation = written
+  // bytes / drain rate / units, the closed form of a unit at the drain rate.
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  spec.parallel_units = 4;
+  spec.program_suspend_s = 100e-6;
+  NvmeDevice device(spec, 1);
+  const double interval_s = 20e-6;
+  const int writes = 20000;
+  for (int i = 0; i < writes; ++i) {
+    double t = i * interval_s;
+    device.write(t, static_cast<std::uint64_t>(i) * 16384, 16384);
+    device.read(t + interval_s / 2, static_cast<std::uint64_t>(i * 7) * 16384, 16384);
+  }
+  double programming_s = writes * 16384.0 / spec.drain_Bps() * spec.units();
+  double reading_s = writes * spec.unit_read_service_s(16384);
+  EXPECT_NEAR(device.unit_busy_s(), programming_s + reading_s, 1e-9 * programming_s);
+}
+
 TEST(NvmeDevice, ABlockingFlushWaitsForTheQueueAndHoldsBackLaterRequests) {
   // SATA: FLUSH CACHE is not queued. It starts when the read in flight has completed, and a read
   // issued while it runs starts only when it completes (transfer time = latency + size/bandwidth,

@@ -206,3 +206,27 @@ TEST(Schema, JsonSchemaDescribesTheScenario) {
   EXPECT_EQ(doc["properties"]["storage"]["properties"]["kind"]["enum"][1], "pool");
   EXPECT_TRUE(doc["properties"]["compute"]["properties"]["memory"].contains("pattern"));
 }
+
+TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
+  const std::string device =
+      "devices:\n"
+      "  slow:\n"
+      "    kind: nvme\n"
+      "    source: test\n"
+      "    capacity: 1TB\n"
+      "    read_latency: 80us\n"
+      "    read_iops: 100K/s\n"
+      "    read_bandwidth: 1GB/s\n"
+      "    write_bandwidth: 1GB/s\n"
+      "    write_latency: 20us\n"
+      "    write_iops: 50K/s\n"
+      "    flush_latency: 30us\n"
+      "    program_suspend: 50us\n";
+  auto s = load_scenarios_from_text(device + "storage: {device: slow}\n", "ok.yaml").front();
+  EXPECT_DOUBLE_EQ(s.device("slow").program_suspend_s, 50e-6);
+  EXPECT_LT(s.device("samsung-850-pro").program_suspend_s, 0);  // absent: programs are not suspended
+  auto e = error_of(device + "    read_priority: false\n");
+  EXPECT_CONTAINS(e, "bad.yaml:13:22");
+  EXPECT_CONTAINS(e, "devices.slow.program_suspend");
+  EXPECT_CONTAINS(e, "needs read_priority: true");
+}

@@ -68,7 +68,9 @@ NvmeDevice::NvmeDevice(const DeviceSpec& spec, std::uint64_t seed)
       units_(spec.units(), spec.shared_queue ? FcfsServerBank::Dispatch::SharedQueue : FcfsServerBank::Dispatch::ByAddress),
       host_write_(1, FcfsServerBank::Dispatch::SharedQueue),
       drain_Bps_(spec.drain_Bps()),
-      rng_(seed) {}
+      rng_(seed) {
+  if (suspends_programs()) programs_.resize(static_cast<size_t>(units_.servers()));
+}
 
 void NvmeDevice::add_live_bytes(double bytes) {
   live_bytes_ += bytes;
@@ -80,9 +82,45 @@ double NvmeDevice::sample(double mean_s) {
   return std::exponential_distribution<double>(1.0 / mean_s)(rng_);
 }
 
+void NvmeDevice::queue_program(double accepted_s, std::uint64_t unit, double service_s) {
+  ProgramBacklog& p = programs_[unit % programs_.size()];
+  // Reads already booked on the unit go first; a program joins the unit's backlog or starts a new one.
+  double start = std::max({accepted_s, p.until_s, units_.free_at(unit)});
+  if (start > p.until_s) p.from_s = start;
+  p.until_s = start + service_s;
+  program_busy_s_ += service_s;
+}
+
+double NvmeDevice::read_start_past_programs(double start_s, bool queued_behind_read, std::uint64_t unit, double service_s) {
+  ProgramBacklog& p = programs_[unit % programs_.size()];
+  if (p.until_s <= start_s) return start_s;  // the unit has no program left
+  if (p.from_s > start_s) {
+    // The backlog starts later: the read goes first and pushes it back.
+    double overlap = start_s + service_s - p.from_s;
+    if (overlap > 0) {
+      p.from_s += overlap;
+      p.until_s += overlap;
+    }
+    return start_s;
+  }
+  // A program is under way. The read waits for its next suspend point unless the unit is already
+  // serving reads (the program is suspended); the program resumes once the read has been served.
+  double remaining = p.until_s - start_s;
+  double wait = queued_behind_read ? 0.0 : std::min(remaining, spec_.program_suspend_s);
+  if (wait < remaining) p.until_s += service_s;
+  return start_s + wait;
+}
+
 double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) {
   double issued = std::max(now_s, barrier_until_s_);  // held behind a flush that blocks the queue
-  auto unit = units_.book(issued + spec_.read_delay_s(), sample(spec_.unit_read_service_s(bytes)), offset_bytes / kUnitStripeBytes);
+  double ready = issued + spec_.read_delay_s();
+  double service = sample(spec_.unit_read_service_s(bytes));
+  std::uint64_t granule = offset_bytes / kUnitStripeBytes;
+  if (suspends_programs()) {
+    double unit_free = units_.free_at(granule);
+    ready = read_start_past_programs(std::max(ready, unit_free), unit_free > ready, granule, service);
+  }
+  auto unit = units_.book(ready, service, granule);
   double done = unit.end_s;
   if (spec_.read_bandwidth_Bps > 0) done = host_read_.book(now_s, done, bytes / spec_.read_bandwidth_Bps);
   last_done_s_ = std::max(last_done_s_, done);
@@ -110,7 +148,9 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes)
   for (double piece = 0; piece < bytes; piece += kUnitStripeBytes) {
     double n = std::min<double>(kUnitStripeBytes, bytes - piece);
     std::uint64_t unit = (offset_bytes + static_cast<std::uint64_t>(piece)) / kUnitStripeBytes;
-    if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(accepted, spec_.unit_write_service_s(n, drain), unit);
+    double program_s = spec_.unit_write_service_s(n, drain);
+    if (suspends_programs()) queue_program(accepted, unit, program_s);
+    else if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(accepted, program_s, unit);
   }
   double interface_ref = spec_.write_bandwidth_Bps > 0 ? spec_.reference_block_bytes / spec_.write_bandwidth_Bps : 0.0;
   double done = accepted + sample(std::max(spec_.write_latency_s - interface_ref, 0.0));
@@ -145,6 +185,7 @@ double NvmeDevice::flush(double now_s) {
 void NvmeDevice::reset_counters() {
   counters_ = Counters{};
   units_.reset_counters();
+  program_busy_s_ = 0;
 }
 
 }  // namespace poolsim

@@ -7,7 +7,9 @@
 // and a write that finds it full waits for room. Draining programs the units its address maps to:
 // with read priority (SSD firmware suspends programs for reads) a program takes a unit only when it
 // is idle, so a read waits at most for one program; without (a virtual disk's shared backend, as fio's
-// mixed job shows) programs queue FCFS with reads. fsync costs a flush command;
+// mixed job shows) programs queue FCFS with reads. With program suspension (program_suspend_s >= 0,
+// Wu & He, FAST'12) every program queues at its unit and a read that meets one waits only until the
+// program reaches a suspend point; the program resumes after the read. fsync costs a flush command;
 // without power-loss protection it also waits until the buffer has drained everything written before it.
 // Where the flush is not a queued command (SATA, a virtual disk), it first waits for the requests in
 // flight, and the requests issued while it runs start only when it completes. As Linux's block layer
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "platform/server_bank.h"
 
@@ -51,6 +54,8 @@ struct DeviceSpec {
   // Completions interrupt one CPU (a single request queue's vector) instead of the submitting one.
   bool completions_on_one_core = false;
   bool read_priority = true;          // programs run in the units' idle time (program suspend); false: FCFS with reads
+  double program_suspend_s = -1;      // with read_priority: time a program takes to reach a suspend point for a read
+                                      // (< 0: programs are not suspended, a read waits for the whole program)
   double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO
   double host_cpu_per_write_s = -1;   // the same per page write when it differs (< 0: host_cpu_per_io)
   double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)
@@ -101,11 +106,20 @@ public:
   };
   const Counters& counters() const { return counters_; }
   // Fraction of the parallel units' capacity in use since the last reset.
-  double unit_busy_s() const { return units_.busy_s(); }
+  double unit_busy_s() const { return units_.busy_s() + program_busy_s_; }
   void reset_counters();
 
 private:
   double sample(double mean_s);
+  // Program suspension: a unit's programs queue on their own timeline and yield to its reads.
+  bool suspends_programs() const { return spec_.read_priority && spec_.program_suspend_s >= 0; }
+  void queue_program(double accepted_s, std::uint64_t unit, double service_s);
+  double read_start_past_programs(double start_s, bool queued_behind_read, std::uint64_t unit, double service_s);
+  struct ProgramBacklog {
+    double from_s = 0, until_s = 0;  // the unit programs from `from` to `until` unless a read suspends it
+  };
+  std::vector<ProgramBacklog> programs_;  // by unit (only when suspends_programs())
+  double program_busy_s_ = 0;
 
   DeviceSpec spec_;
   FcfsServerBank units_;

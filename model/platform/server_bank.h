@@ -77,7 +77,9 @@ public:
     return (dispatch_ == Dispatch::Cores ? free_at_s_.front() : *std::min_element(free_at_s_.begin(), free_at_s_.end())) <= t;
   }
   // Whether the server `address` maps to (ByAddress) is idle at `t`.
-  bool idle_at(double t, std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()] <= t; }
+  bool idle_at(double t, std::uint64_t address) const { return free_at(address) <= t; }
+  // When the server `address` maps to (ByAddress) has served everything booked on it so far.
+  double free_at(std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()]; }
   double busy_s() const { return busy_s_; }
   // Busy time per server since the last reset (empty for Cores, whose servers are not named).
   const std::vector<double>& server_busy_s() const { return server_busy_s_; }

@@ -42,7 +42,8 @@ SpecPtr device_spec() {
       {"host_cpu_per_write", quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per page written (data or doublewrite) when it differs from a read's (calibrate --background writes the background threads' CPU per page written, measured by thread); absent: host_cpu_per_io")},
       {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
       {"completion_interrupts", with_default(one_of({"submitting-core", "one-core"}, "Where the host takes this device's completions: submitting-core (NVMe and multi-queue devices: a completion queue and interrupt vector per CPU), one-core (a single request queue whose interrupt vector is delivered to one CPU, as a one-queue virtio-blk disk: a thread woken by its page read's completion runs on that core until its statement ends)"), "submitting-core")},
-      {"read_priority", with_default(boolean("Programs run only in a unit's idle time (program suspend), so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
+      {"read_priority", with_default(boolean("Programs run only in a unit's idle time, so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
+      {"program_suspend", quantity(Dimension::Seconds, 0.0, 0.1, "Program suspension (read_priority only): every program queues at its unit, and a read that meets one waits only this long, for the program's next suspend point; the program resumes after the read (Wu & He, FAST'12). Absent: programs are not suspended, a read that meets one waits for all of it")},
       {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
 }
@@ -304,7 +305,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.devices = load_device_catalogue(extra);
   if (doc["devices"])
     for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it)
-      s.devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second);
+      s.devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second, origin, "devices." + it->first.Scalar());
 
   const auto& c = doc["compute"];
   s.compute.count = c["count"].as<int>();
@@ -592,7 +593,7 @@ const schema::Spec& device_catalogue_schema() {
   return *spec;
 }
 
-DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
+DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw, const Origin& origin, const std::string& path) {
   YAML::Node n = with_defaults(raw, *device_spec());
   DeviceSpec d;
   d.name = name;
@@ -619,6 +620,11 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw) {
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
   d.read_priority = n["read_priority"].as<bool>();
+  if (n["program_suspend"]) {
+    if (!d.read_priority)
+      throw InputError(origin.locate(path + ".program_suspend", raw["program_suspend"]), path + ".program_suspend", "program suspension needs read_priority: true (a unit that serves programs FCFS with reads never suspends one)");
+    d.program_suspend_s = q(n["program_suspend"], Dimension::Seconds);
+  }
   d.completions_on_one_core = n["completion_interrupts"].Scalar() == "one-core";
   d.host_cpu_per_io_s = q(n["host_cpu_per_io"], Dimension::Seconds);
   d.host_cpu_per_flush_s = q(n["host_cpu_per_flush"], Dimension::Seconds);
@@ -631,7 +637,8 @@ std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::s
   auto add = [&](const std::string& text, const std::string& origin_name) {
     YAML::Node doc = parse_yaml(text, origin_name);
     validate(doc, device_catalogue_schema(), Origin{origin_name, {}});
-    for (auto it = doc.begin(); it != doc.end(); ++it) devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second);
+    for (auto it = doc.begin(); it != doc.end(); ++it)
+      devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second, Origin{origin_name, {}}, it->first.Scalar());
   };
   add(kBuiltinCatalogueYaml, "scenarios/catalogue/devices.yaml");
   for (const auto& file : extra_files) add(read_file(file, {file, 0, 0}, "catalogue"), file);
