@@ -229,4 +229,5 @@ TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
   EXPECT_CONTAINS(e, "bad.yaml:13:22");
   EXPECT_CONTAINS(e, "devices.slow.program_suspend");
   EXPECT_CONTAINS(e, "needs read_priority: true");
+  EXPECT_CONTAINS(error_of(device + "    queue: shared\n"), "devices.slow.program_suspend");
 }

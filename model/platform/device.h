@@ -53,9 +53,9 @@ struct DeviceSpec {
   bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
   // Completions interrupt one CPU (a single request queue's vector) instead of the submitting one.
   bool completions_on_one_core = false;
-  bool read_priority = true;          // programs run in the units' idle time (program suspend); false: FCFS with reads
-  double program_suspend_s = -1;      // with read_priority: time a program takes to reach a suspend point for a read
-                                      // (< 0: programs are not suspended, a read waits for the whole program)
+  bool read_priority = true;          // a program takes only an idle unit; false: programs queue FCFS with reads
+  double program_suspend_s = -1;      // with read_priority and per-unit queues: time a program takes to reach a suspend
+                                      // point for a read (< 0: programs are not suspended, a read waits for the whole program)
   double host_cpu_per_io_s = 0;       // CPU the host's IO path (driver, interrupts, copies) spends per IO
   double host_cpu_per_write_s = -1;   // the same per page write when it differs (< 0: host_cpu_per_io)
   double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)
@@ -112,7 +112,7 @@ public:
 private:
   double sample(double mean_s);
   // Program suspension: a unit's programs queue on their own timeline and yield to its reads.
-  bool suspends_programs() const { return spec_.read_priority && spec_.program_suspend_s >= 0; }
+  bool suspends_programs() const { return spec_.read_priority && !spec_.shared_queue && spec_.program_suspend_s >= 0; }
   void queue_program(double accepted_s, std::uint64_t unit, double service_s);
   double read_start_past_programs(double start_s, bool queued_behind_read, std::uint64_t unit, double service_s);
   struct ProgramBacklog {

@@ -43,7 +43,7 @@ SpecPtr device_spec() {
       {"host_cpu_per_flush", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per fsync on this device: file system journal, flush command, wake-ups (reference-core seconds)"), "0us")},
       {"completion_interrupts", with_default(one_of({"submitting-core", "one-core"}, "Where the host takes this device's completions: submitting-core (NVMe and multi-queue devices: a completion queue and interrupt vector per CPU), one-core (a single request queue whose interrupt vector is delivered to one CPU, as a one-queue virtio-blk disk: a thread woken by its page read's completion runs on that core until its statement ends)"), "submitting-core")},
       {"read_priority", with_default(boolean("Programs run only in a unit's idle time, so a read waits at most for one program; false: programs queue FCFS with reads"), "true")},
-      {"program_suspend", quantity(Dimension::Seconds, 0.0, 0.1, "Program suspension (read_priority only): every program queues at its unit, and a read that meets one waits only this long, for the program's next suspend point; the program resumes after the read (Wu & He, FAST'12). Absent: programs are not suspended, a read that meets one waits for all of it")},
+      {"program_suspend", quantity(Dimension::Seconds, 0.0, 0.1, "Program suspension (read_priority and queue: per-unit only): every program queues at its unit, and a read that meets one waits only this long, for the program's next suspend point; the program resumes after the read (Wu & He, FAST'12). Absent: programs are not suspended, a read that meets one waits for all of it")},
       {"queue", with_default(one_of({"per-unit", "shared"}, "per-unit: a request queues at the unit its address maps to (flash dies); shared: the first free unit takes it (M/M/c)"), "per-unit")},
   }, "A storage device model");
 }
@@ -621,8 +621,10 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw, cons
   d.shared_queue = n["queue"].Scalar() == "shared";
   d.read_priority = n["read_priority"].as<bool>();
   if (n["program_suspend"]) {
-    if (!d.read_priority)
-      throw InputError(origin.locate(path + ".program_suspend", raw["program_suspend"]), path + ".program_suspend", "program suspension needs read_priority: true (a unit that serves programs FCFS with reads never suspends one)");
+    if (!d.read_priority || d.shared_queue)
+      throw InputError(origin.locate(path + ".program_suspend", raw["program_suspend"]), path + ".program_suspend",
+                       "program suspension needs read_priority: true and queue: per-unit (a program is suspended on its own "
+                       "unit, for the reads queued there; a unit that serves programs FCFS with reads never suspends one)");
     d.program_suspend_s = q(n["program_suspend"], Dimension::Seconds);
   }
   d.completions_on_one_core = n["completion_interrupts"].Scalar() == "one-core";
