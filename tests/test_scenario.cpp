@@ -231,3 +231,12 @@ TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
   EXPECT_CONTAINS(e, "needs read_priority: true");
   EXPECT_CONTAINS(error_of(device + "    queue: shared\n"), "devices.slow.program_suspend");
 }
+
+TEST(Scenario, TheMainJobUsesSeedS000sFittedCoreSpeed) {
+  // scenarios/default.yaml repeats the core speed fitted on S000's published rows; a refit of the
+  // seed must reach the main job (and the plan built on it) too.
+  const std::string dir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/";
+  auto main_job = load_scenarios(dir + "default.yaml").front();
+  auto seed = load_scenarios(dir + "seeds/greatsql-ib-pool.yaml").front();
+  EXPECT_EQ(main_job.compute.core_speed, seed.compute.core_speed);
+}
