@@ -473,3 +473,31 @@ TEST(NvmeDevice, FlushesRequestedBeforeThePendingOneStartsJoinIt) {
   EXPECT_NEAR(device.flush(started), first + spec.flush_latency_s, 1e-12);  // after the next one
   EXPECT_EQ(device.counters().flushes, 3u);  // three fsyncs, whatever the commands
 }
+
+TEST(GapServer, WorkConservingBookingFillsShortGaps) {
+  // Busy [0, 1] and [1.5, 3]: one unit of work ready at 0.5 takes the half-unit gap and then the
+  // time after 3 (ends 3.5), where first-gap booking waits for a gap it fits whole (ends 4).
+  GapServer gaps, whole;
+  for (GapServer* s : {&gaps, &whole}) {
+    s->book(0, 0, 1);
+    s->book(0, 1.5, 1.5);
+  }
+  EXPECT_DOUBLE_EQ(gaps.book_work_conserving(0, 0.5, 1), 3.5);
+  EXPECT_DOUBLE_EQ(whole.book(0, 0.5, 1), 4.0);
+  // The server never idles while booked work is ready: five units ready at 0 around a booking at
+  // [2, 3] end at 6 = 5 units of work + 1 busy.
+  GapServer busy;
+  busy.book(0, 2, 1);
+  double last = 0;
+  for (int i = 0; i < 5; ++i) last = busy.book_work_conserving(0, 0, 1);
+  EXPECT_DOUBLE_EQ(last, 6.0);
+  EXPECT_DOUBLE_EQ(busy.busy_s(), 6.0);
+  // Work that fills a gap exactly ends at the gap's end; the next goes after the joined interval.
+  GapServer exact;
+  exact.book(0, 0, 1);
+  exact.book(0, 2, 1);
+  EXPECT_DOUBLE_EQ(exact.book_work_conserving(0, 1, 1), 2.0);
+  EXPECT_DOUBLE_EQ(exact.book_work_conserving(0, 0, 0.5), 3.5);
+  // Intervals already past (before `now`) are forgotten without changing what comes after.
+  EXPECT_DOUBLE_EQ(exact.book_work_conserving(10, 10, 1), 11.0);
+}

@@ -80,10 +80,11 @@ namespace {
 // RATCHETS at the error measured (scenarios/seeds/README.md, S000), NOT the target (every
 // point within 10 %, not met). Session 7: the SSDs drain at the write amplification of the data they
 // hold and the points are measured after a 10 s warm-up in 1 s batches (steady state, +-2 %).
-// Session 10: the SSDs suspend programs for reads; the median fell from 9.7 % to 5.5 % and the max
-// rose from 23.2 % to 27.5 % (the same row: the faster local reads lift the 16-32-thread points,
+// Session 10: the SSDs suspend programs for reads, and a merged burst's statements book the serial
+// section at their own times (no longer queued on one another); the median fell from 9.7 % to 5.5 %
+// and the max rose from 23.2 % to 30.7 % (the same row: both changes lift the 16-32-thread points,
 // where the model lacks contention that grows with threads).
-constexpr double kGreatsqlPointRatchetPct = 28;   // measured: max 27.5 % (5.7 local, 32 threads)
+constexpr double kGreatsqlPointRatchetPct = 31;   // measured: max 30.7 % (5.7 local, 32 threads)
 constexpr double kGreatsqlMedianRatchetPct = 6;   // measured: median 5.5 % over the 20 rows
 // A verbatim copy of ../shared/anchors/greatsql-ib-nvme.csv (scenarios/seeds/README.md, S000), so the
 // test runs wherever the clone is.
@@ -109,7 +110,7 @@ TEST(GreatsqlSeed, PublishedTableAndCrossover) {
   EXPECT_LE(doc["summary"]["median_abs_error_pct"]["tps"].get<double>(), kGreatsqlMedianRatchetPct);
   // GreatSQL 8.0's crossover: the pool slower than local at 8 threads (the fabric's latency on every
   // read; published -4.4 %, model -1.3 %) and faster at 32 (more devices; published +5.6 %, model
-  // +5.2 %). At 16 and 64 threads the model has a tie (-0.2 % and +0.3 %, inside the CIs) where the
+  // +6.7 %). At 16 and 64 threads the model has a tie (-0.1 % and +0.2 %, inside the CIs) where the
   // pool is 4.9 % and 1.6 % faster in the study, so they are not asserted (scenarios/seeds/README.md).
   const std::string pool = "greatsql-8.0 ib-nvmeof-pool ", local = "greatsql-8.0 local-nvme ";
   EXPECT_LT(tps[pool + "8"], tps[local + "8"]);

@@ -467,11 +467,16 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     const bool enters = s.kind != StatementKind::Begin && s.kind != StatementKind::Commit;
     if (!enters) t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
     if (profile_.serial_section_s > 0) {
-      // A section one thread at a time (global latches): its queueing is a pure delay.
-      double arrival = now();
-      auto slot = serial_section_.book(arrival, profile_.serial_section_s);
-      t.pending_delay_s += slot.start_s - arrival;
-      t.pending_serial_s += slot.start_s - arrival;
+      // A section one thread at a time (global latches): its queueing is a pure delay. The statement
+      // reaches it once the work booked before it in this burst has run (uncontended), not at the
+      // burst's start, so statements merged into one burst reach it one after the other; booked
+      // ahead of now, it takes idle time work-conservingly so that no gap goes unused.
+      double now_s = now();
+      double arrival = now_s + t.pending_delay_s + t.pending_cpu_s / node_.core_speed;
+      double end = serial_section_.book_work_conserving(now_s, arrival, profile_.serial_section_s);
+      double wait = end - profile_.serial_section_s - arrival;
+      t.pending_delay_s += wait;
+      t.pending_serial_s += wait;
     }
     if (s.kind == StatementKind::Begin) continue;
     if (s.kind == StatementKind::Commit) break;

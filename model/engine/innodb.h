@@ -169,7 +169,7 @@ private:
   simgrid::s4u::ConditionVariablePtr cleaner_wakeup_;  // user threads short of free pages wake the cleaner
   bool cleaner_requested_ = false;
   simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
-  FcfsServerBank serial_section_{1, FcfsServerBank::Dispatch::SharedQueue};
+  GapServer serial_section_;  // booked at each statement's own arrival, which may lie ahead of now
   double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
   std::uint64_t lsn_at_reset_ = 0;
   int client_threads_ = 1;

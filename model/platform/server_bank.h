@@ -111,15 +111,7 @@ class GapServer {
 public:
   // Books `service_s` at the first gap >= ready_s; `now_s` lets it forget intervals already past.
   double book(double now_s, double ready_s, double service_s) {
-    // Intervals are sorted and disjoint, so those already past are a prefix.
-    while (first_ < busy_.size() && busy_[first_].end_s <= now_s) ++first_;
-    if (first_ == busy_.size()) {
-      busy_.clear();
-      first_ = 0;
-    } else if (first_ > 64 && first_ * 2 > busy_.size()) {
-      busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(first_));
-      first_ = 0;
-    }
+    forget_past(now_s);
     double start = ready_s;
     // The first interval starting after `start` (bookings cluster near the end: search from there).
     size_t i = busy_.size();
@@ -137,10 +129,62 @@ public:
     busy_s_ += service_s;
     return start + service_s;
   }
+  // Work-conserving booking: `service_s` of work ready at `ready_s` takes the idle time from then on,
+  // several short gaps if need be, and the server never idles while booked work is ready. Returns
+  // when the last of it is served. For a short one-at-a-time section whose users book it ahead of
+  // the time they reach it (a merged CPU burst's statements): first-gap booking would leave the gaps
+  // shorter than a section unused and so lower the section's capacity.
+  double book_work_conserving(double now_s, double ready_s, double service_s) {
+    forget_past(now_s);
+    double t = ready_s, left = service_s;
+    size_t i = busy_.size();
+    while (i > first_ && busy_[i - 1].end_s > t) --i;  // busy_[i] is the first interval ending after t
+    while (left > 0) {
+      if (i < busy_.size() && busy_[i].start_s <= t) {
+        t = std::max(t, busy_[i].end_s);
+        ++i;
+        continue;
+      }
+      if (i == busy_.size() || busy_[i].start_s - t >= left) {  // the rest fits: done
+        if (i > first_ && busy_[i - 1].end_s == t) {
+          busy_[i - 1].end_s = t + left;
+        } else {
+          busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{t, t + left});
+        }
+        t += left;
+        break;
+      }
+      double take = busy_[i].start_s - t;  // a gap too short for the rest: fill it
+      if (i > first_ && busy_[i - 1].end_s == t) {
+        busy_[i - 1].end_s = t + take;  // extends the interval it follows
+      } else {
+        busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{t, t + take});
+        ++i;
+      }
+      left -= take;
+      // The gap is full: join its two sides; the rest goes after the joined interval.
+      busy_[i - 1].end_s = busy_[i].end_s;
+      t = busy_[i].end_s;
+      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    busy_s_ += service_s;
+    return t;
+  }
   double busy_s() const { return busy_s_; }
   void reset_counters() { busy_s_ = 0; }
 
 private:
+  void forget_past(double now_s) {
+    // Intervals are sorted and disjoint, so those already past are a prefix.
+    while (first_ < busy_.size() && busy_[first_].end_s <= now_s) ++first_;
+    if (first_ == busy_.size()) {
+      busy_.clear();
+      first_ = 0;
+    } else if (first_ > 64 && first_ * 2 > busy_.size()) {
+      busy_.erase(busy_.begin(), busy_.begin() + static_cast<std::ptrdiff_t>(first_));
+      first_ = 0;
+    }
+  }
   struct Interval {
     double start_s, end_s;
   };
