@@ -154,18 +154,18 @@ public:
         t += left;
         break;
       }
-      double take = busy_[i].start_s - t;  // a gap too short for the rest: fill it
+      // A gap too short for the rest: fill it (the intervals on its two sides join, or the next one
+      // starts at t) and go on after the next interval.
+      left -= busy_[i].start_s - t;
       if (i > first_ && busy_[i - 1].end_s == t) {
-        busy_[i - 1].end_s = t + take;  // extends the interval it follows
+        busy_[i - 1].end_s = busy_[i].end_s;
+        busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+        t = busy_[i - 1].end_s;
       } else {
-        busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{t, t + take});
+        busy_[i].start_s = t;
+        t = busy_[i].end_s;
         ++i;
       }
-      left -= take;
-      // The gap is full: join its two sides; the rest goes after the joined interval.
-      busy_[i - 1].end_s = busy_[i].end_s;
-      t = busy_[i].end_s;
-      busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
     }
     busy_s_ += service_s;
     return t;
