@@ -139,6 +139,6 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
 // The built-in device catalogue (scenarios/catalogue/devices.yaml, compiled in) plus extra files.
 std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files = {});
 // `origin` and `path` (the entry's key path in its file) locate errors the schema cannot see.
-DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& node, const schema::Origin& origin = {}, const std::string& path = "");
+DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& node, const schema::Origin& origin, const std::string& path);
 
 }  // namespace poolsim
