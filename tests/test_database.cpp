@@ -435,6 +435,46 @@ TEST(Database, MariaDbsZeroLowWaterMarkLeavesACachedPoolUnflushed) {
   EXPECT_GT(adaptive["innodb"][0]["data_page_writes_per_txn"].get<double>(), 0.05);
 }
 
+TEST(Database, TurnoverWarmUpRunsUntilThePoolHasTurnedOver) {
+  // simulation.warmup_turnovers: after the configured warm-up, whole batches until the pool has read
+  // that many times its frames; the result reports the turnovers reached. A pool that holds the
+  // data set never turns over and stops at max_warmup. The series shows the dirty pages' share.
+  const std::string base =
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 1000000, rand_type: uniform, threads: 4}\n";
+  auto r = run_point(scenario_from(base +
+      "database: {buffer_pool: 128MiB, io_capacity: 2000}\n"
+      "simulation: {warmup: 0.25s, warmup_turnovers: 2, max_warmup: 60s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n"));
+  const double frames = r["innodb"][0]["frames"].get<double>();
+  const double reads_per_s = r["innodb"][0]["page_reads_per_txn"].get<double>() * r["tps"].get<double>();
+  EXPECT_GE(r["warmup_turnovers"].get<double>(), 2.0);
+  // It stops within a batch of reaching them: one batch reads about reads_per_s x 0.25 s pages.
+  EXPECT_LT(r["warmup_turnovers"].get<double>(), 2.0 + 1.5 * reads_per_s * 0.25 / frames);
+  EXPECT_LT(r["warmup_s"].get<double>(), 60.0);
+  ASSERT_FALSE(r["series"].empty());
+  EXPECT_GT(r["series"][0]["dirty_pct"].get<double>(), 0.0);
+  EXPECT_GT(r["series"][0]["data_page_writes_per_txn"].get<double>(), 0.0);
+
+  auto cached = run_point(scenario_from(base +
+      "database: {buffer_pool: 1GiB}\n"
+      "simulation: {warmup: 0.5s, warmup_turnovers: 3, max_warmup: 2s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n"));
+  EXPECT_NEAR(cached["warmup_s"].get<double>(), 2.0, 1e-6);
+  EXPECT_LT(cached["warmup_turnovers"].get<double>(), 1.0);
+
+  // A turnover warm-up has no known length: not with a detected warm-up nor with warm-up threads.
+  for (const char* bad : {"simulation: {warmup: auto, warmup_turnovers: 2}\n",
+                          "simulation: {warmup: 1s, warmup_turnovers: 2}\nworkload: {kind: sysbench, threads: 1, warmup_threads: 8}\n"}) {
+    std::string message;
+    try {
+      scenario_from(std::string("compute: {cores: 2}\nstorage: {kind: local, device: pcie4-nvme-tlc}\n") + bad);
+    } catch (const std::exception& e) {
+      message = e.what();
+    }
+    EXPECT_NE(message.find("simulation.warmup_turnovers"), std::string::npos) << bad;
+  }
+}
+
 TEST(Database, WarmUpThreadsStopWhenTheMeasurementStarts) {
   // workload.warmup_threads loads the warm-up only: one measured thread on two cores runs as fast as
   // without the extra warm-up threads (were they still running, it would share the cores with them).

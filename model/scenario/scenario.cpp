@@ -164,6 +164,8 @@ SpecPtr build_scenario_schema() {
       {"simulation", map({
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
            {"warmup", with_default(with_keywords(duration("Simulated time discarded before measuring; auto: until MSER finds no transient in the batch series"), {"auto"}), "0.2s")},
+           {"warmup_turnovers", with_default(real(0.0, 1000.0, "After `warmup`, warm up on until the buffer pool has read this many times its frames (a pool turned over a few times holds its steady share of dirty pages, and the page cleaner its steady rate); 0: off"), "0")},
+           {"max_warmup", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on the whole warm-up when warmup_turnovers is set (a pool that holds the data set never turns over)", true), "900s")},
            {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
            {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
            {"target_ci", with_default(quantity(Dimension::Ratio, 0.0, 1.0, "Stop when the throughput's CI half-width is within this fraction of the mean", true), "2%")},
@@ -476,6 +478,14 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
     throw InputError(origin.locate("workload.warmup_threads", raw["workload"]["warmup_threads"]), "workload.warmup_threads",
                      s.workload.rate_tps > 0 ? "warmup_threads needs a closed loop (no workload.rate)"
                                              : "warmup_threads needs a configured simulation.warmup (not auto)");
+  s.simulation.warmup_turnovers = sim["warmup_turnovers"].as<double>();
+  s.simulation.max_warmup_s = q(sim["max_warmup"], Dimension::Seconds);
+  // A turnover warm-up has no known length: warm-up threads would not know when to stop, and a
+  // detected warm-up already runs until its own end.
+  if (s.simulation.warmup_turnovers > 0 && (s.simulation.warmup_auto || doc["workload"]["warmup_threads"]))
+    throw InputError(origin.locate("simulation.warmup_turnovers", raw["simulation"]["warmup_turnovers"]), "simulation.warmup_turnovers",
+                     s.simulation.warmup_auto ? "warmup_turnovers needs a configured simulation.warmup (not auto)"
+                                              : "warmup_turnovers cannot be combined with workload.warmup_threads");
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);

@@ -83,6 +83,10 @@ struct SimulationConfig {
   std::uint64_t seed = 1;
   double warmup_s = 0.2;
   bool warmup_auto = false;  // detect the end of the transient (MSER) instead of a fixed warm-up
+  // After warmup_s, warm up on until the buffer pools have read this many times their frames (0: off):
+  // the dirty pages and the flushing reach their steady state only once the pool has turned over.
+  double warmup_turnovers = 0;
+  double max_warmup_s = 900;  // cap on the whole warm-up when warmup_turnovers is set
   double batch_s = 0.1;
   int min_batches = 10;
   double target_rel_ci = 0.02;

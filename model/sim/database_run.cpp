@@ -91,6 +91,30 @@ void DatabaseRun::reset_counters() {
   breakdown_ = TxnBreakdown{};
   rollbacks_ = 0;
   for (auto& s : servers_) s->reset_counters();
+  page_writes_at_last_interval_ = 0;
+}
+
+double DatabaseRun::pool_turnovers() const {
+  double reads = 0, frames = 0;
+  for (auto& s : servers_) {
+    reads += static_cast<double>(s->counters.page_reads);
+    frames += s->pool().frames();
+  }
+  return frames > 0 ? reads / frames : 0.0;
+}
+
+void DatabaseRun::add_interval_figures(nlohmann::ordered_json& interval, double transactions) {
+  double dirty = 0, frames = 0;
+  std::uint64_t page_writes = 0;
+  for (auto& s : servers_) {
+    dirty += s->pool().dirty_pages();
+    frames += s->pool().frames();
+    page_writes += s->counters.page_writes;
+  }
+  interval["dirty_pct"] = frames > 0 ? 100.0 * dirty / frames : 0.0;
+  interval["data_page_writes_per_txn"] =
+      transactions > 0 ? static_cast<double>(page_writes - page_writes_at_last_interval_) / transactions : 0.0;
+  page_writes_at_last_interval_ = page_writes;
 }
 
 void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s) const {

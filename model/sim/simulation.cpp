@@ -34,6 +34,7 @@ struct RunState {
   nlohmann::ordered_json series = nlohmann::ordered_json::array();
   std::string stop_reason;
   double warmup_s = 0;  // the warm-up discarded (configured or detected)
+  double warmup_turnovers = -1;  // the pool's turnovers in the warm-up, when the warm-up counted them
   DatabaseRun* database = nullptr;
 };
 
@@ -59,6 +60,15 @@ double detect_warmup(Measurement& measurement, const SimulationConfig& sim) {
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
   if (sim.warmup_auto) state.warmup_s = detect_warmup(measurement, sim);
   else sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
+  if (sim.warmup_turnovers > 0 && state.database) {
+    // Whole batches, so the first measured batch starts on the flushing's one-second beat as before.
+    const double start = sg::Engine::get_clock() - state.warmup_s;
+    while (state.database->pool_turnovers() < sim.warmup_turnovers &&
+           sg::Engine::get_clock() - start + sim.batch_s <= sim.max_warmup_s + 1e-9)
+      sg::this_actor::sleep_for(sim.batch_s);
+    state.warmup_s = sg::Engine::get_clock() - start;
+    state.warmup_turnovers = state.database->pool_turnovers();
+  }
   phase_mark("timed-warmup");
   measurement.measuring = true;
   state.measure_start_s = sg::Engine::get_clock();
@@ -80,6 +90,7 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     }
     state.series.push_back({{"t_s", sg::Engine::get_clock() - state.measure_start_s}, {"ops_per_s", rate},
                             {"latency_mean_ms", b.mean_s() * 1e3}, {"latency_p95_ms", b.quantile_s(0.95) * 1e3}});
+    if (state.database) state.database->add_interval_figures(state.series.back(), rate * sim.batch_s);
     measurement.batch_latency.clear();
     int batches = static_cast<int>(state.throughput.size());
     if (batches >= sim.min_batches) {
@@ -199,6 +210,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   out["simulated_s"] = elapsed;
   out["warmup_s"] = state.warmup_s;
   out["warmup"] = scenario.simulation.warmup_auto ? "detected" : "configured";
+  if (state.warmup_turnovers >= 0) out["warmup_turnovers"] = state.warmup_turnovers;
   out["batches"] = throughput.batches;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);

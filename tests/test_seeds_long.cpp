@@ -1,0 +1,56 @@
+// The S000 seed (scenarios/seeds/greatsql-ib-pool.yaml) on the whole published table, every point
+// warmed up to the flushing's steady state: ~20 min on 2 cores, so label `long` (not in the README's
+// default test command; `ctest --test-dir build -L long` runs it). The default suite checks the
+// crossover rows (tests/test_seeds.cpp).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "validation.h"
+
+using namespace poolsim;
+
+namespace {
+const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
+// RATCHETS at the error measured (scenarios/seeds/README.md, S000), NOT the target (every
+// point within 10 %, not met). Session 7: the SSDs drain at the write amplification of the data they
+// hold. Session 10: the SSDs suspend programs for reads, and a merged burst's statements book the
+// serial section at their own times (median 5.5 %, max 30.7 %). Session 11: every point is warmed up
+// until the pool has turned over 4 times, when the dirty pages and the flushing have levelled off (the
+// seed measured 900 s rounds), and the four fitted numbers were refitted there: median 5.6 %, max
+// 21.6 % (5.7 pool, 128 threads: the model has 5.7's pool and local on the same fitted ceiling);
+// held-out rows median 10.5 % -> 7.5 %.
+constexpr double kGreatsqlPointRatchetPct = 22;   // measured: max 21.6 % (5.7 pool, 128 threads)
+constexpr double kGreatsqlMedianRatchetPct = 6;   // measured: median 5.6 % over the 20 rows
+// A verbatim copy of ../shared/anchors/greatsql-ib-nvme.csv (scenarios/seeds/README.md, S000), so the
+// test runs wherever the clone is.
+const std::string kAnchors = kDir + "greatsql-ib-nvme.csv";
+}  // namespace
+
+TEST(GreatsqlSeed, PublishedTableAndCrossover) {
+  ValidationOptions options;
+  options.jobs = 2;
+  auto doc = validate_table(kDir + "greatsql-ib-pool.yaml", kAnchors, options);
+  EXPECT_EQ(doc["summary"]["rows_compared"].get<int>(), 20);
+  EXPECT_EQ(doc["summary"]["rows_skipped"].get<int>(), 10);
+  std::map<std::string, double> tps;  // "server storage threads"
+  for (const auto& row : doc["rows"]) {
+    if (row.contains("skipped")) {
+      EXPECT_NE(row["server"].get<std::string>().find("mysql"), std::string::npos) << row.dump();
+      continue;
+    }
+    EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), kGreatsqlPointRatchetPct) << row.dump();
+    tps[row["server"].get<std::string>() + " " + row["storage"].get<std::string>() + " " + row["threads"].get<std::string>()] =
+        row["predicted"]["tps"].get<double>();
+  }
+  EXPECT_LE(doc["summary"]["median_abs_error_pct"]["tps"].get<double>(), kGreatsqlMedianRatchetPct);
+  // GreatSQL 8.0's crossover: the pool slower than local at 8 threads (the fabric's latency on every
+  // read; published -4.4 %, model -0.2 %) and faster at 16, 32 and 64 (more devices; published +4.9,
+  // +5.6, +1.6 %; model +4.6, +10.6, +1.6 %, each outside the CIs). At 128 threads both sit on the
+  // fitted serial section (published -3.5 %, model 0.0 %): not asserted.
+  const std::string pool = "greatsql-8.0 ib-nvmeof-pool ", local = "greatsql-8.0 local-nvme ";
+  EXPECT_LT(tps[pool + "8"], tps[local + "8"]);
+  for (const char* threads : {"16", "32", "64"}) EXPECT_GT(tps[pool + threads], tps[local + threads]) << threads;
+}
