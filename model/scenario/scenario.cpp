@@ -482,10 +482,13 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.max_warmup_s = q(sim["max_warmup"], Dimension::Seconds);
   // A turnover warm-up has no known length: warm-up threads would not know when to stop, and a
   // detected warm-up already runs until its own end.
-  if (s.simulation.warmup_turnovers > 0 && (s.simulation.warmup_auto || doc["workload"]["warmup_threads"]))
+  // Only a sysbench run has a buffer pool to turn over.
+  if (s.simulation.warmup_turnovers > 0 &&
+      (s.simulation.warmup_auto || doc["workload"]["warmup_threads"] || s.workload.kind != "sysbench"))
     throw InputError(origin.locate("simulation.warmup_turnovers", raw["simulation"]["warmup_turnovers"]), "simulation.warmup_turnovers",
-                     s.simulation.warmup_auto ? "warmup_turnovers needs a configured simulation.warmup (not auto)"
-                                              : "warmup_turnovers cannot be combined with workload.warmup_threads");
+                     s.workload.kind != "sysbench" ? "warmup_turnovers needs a buffer pool (workload.kind: sysbench)"
+                     : s.simulation.warmup_auto    ? "warmup_turnovers needs a configured simulation.warmup (not auto)"
+                                                   : "warmup_turnovers cannot be combined with workload.warmup_threads");
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);
