@@ -100,13 +100,16 @@ TEST(GreatsqlSeed, CrossoverAtEightAndThirtyTwoThreads) {
   options.jobs = 2;
   auto doc = validate_table(kDir + "greatsql-ib-pool.yaml", poolsim::testing::write_temp("greatsql-crossover.csv", table), options);
   ASSERT_EQ(doc["summary"]["rows_compared"].get<int>(), 4) << table;
-  std::map<std::string, double> tps;  // "storage threads"
+  std::map<std::string, double> tps, ci;  // "storage threads": predicted TPS and its 95 % half-width
   for (const auto& row : doc["rows"]) {
     EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), kCrossoverRowRatchetPct) << row.dump();
-    tps[row["storage"].get<std::string>() + " " + row["threads"].get<std::string>()] = row["predicted"]["tps"].get<double>();
+    const std::string key = row["storage"].get<std::string>() + " " + row["threads"].get<std::string>();
+    tps[key] = row["predicted"]["tps"].get<double>();
+    ci[key] = row["predicted"]["tps_ci95"].get<double>();
   }
-  // The pool slower than local at 8 threads (the fabric's latency on every read) and faster at 32
-  // (more devices): published -4.4 % and +5.6 %.
-  EXPECT_LT(tps["ib-nvmeof-pool 8"], tps["local-nvme 8"]);
-  EXPECT_GT(tps["ib-nvmeof-pool 32"], tps["local-nvme 32"]);
+  // Faster at 32 threads (more devices; published +5.6 %, model +10.6 %), beyond both CIs. At 8
+  // threads the study's pool is 4.4 % slower (the fabric's latency on every read); the model's is
+  // 0.2 % slower, inside the CIs, so only "not faster" is asserted.
+  EXPECT_GT(tps["ib-nvmeof-pool 32"] - ci["ib-nvmeof-pool 32"], tps["local-nvme 32"] + ci["local-nvme 32"]);
+  EXPECT_LE(tps["ib-nvmeof-pool 8"], tps["local-nvme 8"] + ci["local-nvme 8"]);
 }

@@ -35,22 +35,26 @@ TEST(GreatsqlSeed, PublishedTableAndCrossover) {
   auto doc = validate_table(kDir + "greatsql-ib-pool.yaml", kAnchors, options);
   EXPECT_EQ(doc["summary"]["rows_compared"].get<int>(), 20);
   EXPECT_EQ(doc["summary"]["rows_skipped"].get<int>(), 10);
-  std::map<std::string, double> tps;  // "server storage threads"
+  std::map<std::string, double> tps, ci;  // "server storage threads": predicted TPS and its 95 % half-width
   for (const auto& row : doc["rows"]) {
     if (row.contains("skipped")) {
       EXPECT_NE(row["server"].get<std::string>().find("mysql"), std::string::npos) << row.dump();
       continue;
     }
     EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), kGreatsqlPointRatchetPct) << row.dump();
-    tps[row["server"].get<std::string>() + " " + row["storage"].get<std::string>() + " " + row["threads"].get<std::string>()] =
-        row["predicted"]["tps"].get<double>();
+    const std::string key =
+        row["server"].get<std::string>() + " " + row["storage"].get<std::string>() + " " + row["threads"].get<std::string>();
+    tps[key] = row["predicted"]["tps"].get<double>();
+    ci[key] = row["predicted"]["tps_ci95"].get<double>();
   }
   EXPECT_LE(doc["summary"]["median_abs_error_pct"]["tps"].get<double>(), kGreatsqlMedianRatchetPct);
-  // GreatSQL 8.0's crossover: the pool slower than local at 8 threads (the fabric's latency on every
-  // read; published -4.4 %, model -0.2 %) and faster at 16, 32 and 64 (more devices; published +4.9,
-  // +5.6, +1.6 %; model +4.6, +10.6, +1.6 %, each outside the CIs). At 128 threads both sit on the
-  // fitted serial section (published -3.5 %, model 0.0 %): not asserted.
+  // GreatSQL 8.0's crossover: the pool faster at 16, 32 and 64 threads (more devices; published +4.9,
+  // +5.6, +1.6 %; model +4.6, +10.6, +1.6 %), beyond both CIs. At 8 threads the study's pool is 4.4 %
+  // slower (the fabric's latency on every read), the model's 0.2 % slower, inside the CIs: only "not
+  // faster" is asserted. At 128 threads both sit on the fitted serial section (published -3.5 %, model
+  // 0.0 %): not asserted.
   const std::string pool = "greatsql-8.0 ib-nvmeof-pool ", local = "greatsql-8.0 local-nvme ";
-  EXPECT_LT(tps[pool + "8"], tps[local + "8"]);
-  for (const char* threads : {"16", "32", "64"}) EXPECT_GT(tps[pool + threads], tps[local + threads]) << threads;
+  EXPECT_LE(tps[pool + "8"], tps[local + "8"] + ci[local + "8"]);
+  for (const char* threads : {"16", "32", "64"})
+    EXPECT_GT(tps[pool + threads] - ci[pool + threads], tps[local + threads] + ci[local + threads]) << threads;
 }
