@@ -480,9 +480,8 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                                              : "warmup_threads needs a configured simulation.warmup (not auto)");
   s.simulation.warmup_turnovers = sim["warmup_turnovers"].as<double>();
   s.simulation.max_warmup_s = q(sim["max_warmup"], Dimension::Seconds);
-  // A turnover warm-up has no known length: warm-up threads would not know when to stop, and a
-  // detected warm-up already runs until its own end.
-  // Only a sysbench run has a buffer pool to turn over.
+  // A turnover warm-up needs a buffer pool (a sysbench run) and has no known length: warm-up threads
+  // would not know when to stop, and a detected warm-up already runs until its own end.
   if (s.simulation.warmup_turnovers > 0 &&
       (s.simulation.warmup_auto || doc["workload"]["warmup_threads"] || s.workload.kind != "sysbench"))
     throw InputError(origin.locate("simulation.warmup_turnovers", raw["simulation"]["warmup_turnovers"]), "simulation.warmup_turnovers",

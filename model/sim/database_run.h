@@ -21,10 +21,10 @@ public:
   // Adds tps/qps/latency, the breakdown and the InnoDB figures to `out`.
   void report(nlohmann::ordered_json& out, double elapsed_s) const;
   const SysbenchMix& mix() const { return mix_; }
-  // The servers' state for an interval of the time series: dirty pages in % of the frames, and data
-  // pages written since the last call (so a series shows when the flushing reaches its steady state).
   // Pages read by the buffer pools since the timed run began, in units of their frames.
   double pool_turnovers() const;
+  // The servers' state for an interval of the time series: dirty pages in % of the frames, and data
+  // pages written since the last call (so a series shows when the flushing reaches its steady state).
   void add_interval_figures(nlohmann::ordered_json& interval, double transactions);
 
 private:
