@@ -499,3 +499,39 @@ TEST(Database, WarmUpThreadsStopWhenTheMeasurementStarts) {
     EXPECT_CONTAINS(load_error_on_a_local_ssd(bad), "workload.warmup_threads") << bad;
   }
 }
+
+TEST(Database, FlushNeighborsWriteTheDirtyRunAroundEachVictim) {
+  // innodb_flush_neighbors = 1: a page the page cleaner writes takes along the unbroken run of dirty
+  // pages around it in its 64-page extent (old ones only in an LRU flush: buf_flush_try_neighbors).
+  // MySQL does it on any device; MariaDB only on a device it finds rotational, so on an SSD its run is
+  // the same, event for event, as with the setting off. Each point runs in its own process (run_points).
+  const std::string base =
+      "compute: {cores: 2}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 1000000, rand_type: uniform, threads: 4}\n"
+      "simulation: {warmup: 3s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n";
+  const std::string mariadb = mariadb_profile_with("neighbors-mariadb.yaml", "{}");
+  auto point = [&](const std::string& device, const std::string& profile, int neighbors) {
+    return scenario_from(base + "storage: {kind: local, device: " + device + "}\n" +
+                         "database: {buffer_pool: 128MiB, io_capacity: 2000, flush_neighbors: " + std::to_string(neighbors) +
+                         (profile.empty() ? "" : ", profile: \"" + profile + "\"") + "}\n");
+  };
+  auto r = run_points({point("pcie4-nvme-tlc", "greatsql-8.0", 0), point("pcie4-nvme-tlc", "greatsql-8.0", 1), point("pcie4-nvme-tlc", mariadb, 0),
+                       point("pcie4-nvme-tlc", mariadb, 1), point("ram-tmpfs", mariadb, 1)},
+                      2);
+  auto neighbors = [](const nlohmann::ordered_json& p) { return p["innodb"][0]["neighbor_pages_per_txn"].get<double>(); };
+  EXPECT_EQ(neighbors(r[0]), 0.0);
+  EXPECT_GT(neighbors(r[1]), 0.05);  // MySQL (GreatSQL 8.0), an SSD
+  EXPECT_EQ(neighbors(r[3]), 0.0);   // MariaDB, an SSD: as with the setting off
+  EXPECT_EQ(r[3]["tps"], r[2]["tps"]);
+  EXPECT_EQ(r[3]["innodb"][0]["data_page_writes_per_txn"], r[2]["innodb"][0]["data_page_writes_per_txn"]);
+  EXPECT_GT(neighbors(r[4]), 0.05);  // MariaDB, tmpfs: no block device, so "rotational"
+  // Neighbours are written pages: never more of them than of all the pages written.
+  EXPECT_LE(neighbors(r[1]), r[1]["innodb"][0]["data_page_writes_per_txn"].get<double>());
+}
+
+TEST(Database, ThePoolsFramesAreItsPagesLessTheDescriptors) {
+  // pool_frames_ratio: MariaDB 10.11 gives 64,896 frames to a 1 GiB pool (0.990234 of 65,536).
+  const std::string profile = mariadb_profile_with("frames-profile.yaml", "{pool_frames_ratio: 0.990234}");
+  auto r = run("database: {buffer_pool: 1GiB, profile: \"" + profile + "\"}\nsimulation: {warmup: 0.1s, batch: 0.1s, min_batches: 2, max_duration: 0.2s}\n");
+  EXPECT_EQ(r["innodb"][0]["frames"].get<double>(), 64896.0);
+}

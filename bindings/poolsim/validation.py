@@ -114,10 +114,11 @@ def _check_validation():
 
 
 def validate(traces: Iterable[str | os.PathLike], profile: str | os.PathLike, devices: str | os.PathLike | None = None,
-             duration: float = 20.0, jobs: int | None = None) -> Validation:
+             duration: float = 0.0, jobs: int | None = None) -> Validation:
     """Simulates the configuration of each trace directory (its meta.yaml) with ``profile`` and
     compares with what was measured (``poolsim validate``). ``devices`` defaults to the profile's
-    <stem>-devices.yaml; ``duration`` caps the simulated seconds per trace."""
+    <stem>-devices.yaml; each trace is simulated over its own measured window, which ``duration``
+    (seconds, 0: none) caps."""
     _check_validation()
     raw = _poolsim.validate(_paths(traces), os.fspath(profile), os.fspath(devices) if devices else "", float(duration),
                             int(jobs or 0))
@@ -125,10 +126,11 @@ def validate(traces: Iterable[str | os.PathLike], profile: str | os.PathLike, de
 
 
 def validate_table(scenario: str | os.PathLike, table_csv: str | os.PathLike, profile: str | os.PathLike | None = None,
-                   devices: str | os.PathLike | None = None, duration: float = 20.0,
+                   devices: str | os.PathLike | None = None, duration: float = 0.0,
                    jobs: int | None = None) -> Validation:
     """Validation against a published table: each CSV row becomes one point of ``scenario`` (a file
-    with a ``validation:`` section mapping the table's columns)."""
+    with a ``validation:`` section mapping the table's columns); ``duration`` (seconds, 0: none) caps
+    the scenario's max_duration."""
     _check_validation()
     raw = _poolsim.validate_table(os.fspath(scenario), os.fspath(table_csv), os.fspath(profile) if profile else "",
                                   os.fspath(devices) if devices else "", float(duration), int(jobs or 0))

@@ -240,10 +240,10 @@ PYBIND11_MODULE(_poolsim, m) {
         "Fits a profile to trace directories (background_dirs: traces that split the server's CPU by thread, as "
         "`poolsim calibrate --background`): {profile_yaml, devices_yaml, report}.");
   m.def("validate", &validate, py::arg("trace_dirs"), py::arg("profile"), py::arg("devices") = "",
-        py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
+        py::arg("duration_s") = 0.0, py::arg("jobs") = 0,
         "Simulates each trace's configuration and compares (JSON {rows, summary}).");
   m.def("validate_table", &validate_table, py::arg("scenario_file"), py::arg("table_csv"), py::arg("profile") = "",
-        py::arg("devices") = "", py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
+        py::arg("devices") = "", py::arg("duration_s") = 0.0, py::arg("jobs") = 0,
         "Validation against a published table mapped by the scenario's `validation:` section (JSON).");
   m.def("render_validation_table", &render_validation_table, py::arg("json_text"));
   m.def("scenario_schema", &scenario_schema, "The JSON Schema of scenario files (JSON text).");

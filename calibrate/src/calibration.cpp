@@ -43,6 +43,20 @@ std::string zero_lwm_flushing_of(const std::string& product, const std::string& 
   return "adaptive";
 }
 
+// Which files innodb_flush_neighbors applies to (ServerProfile::FlushNeighborsDevices): MariaDB flushes
+// neighbours only in a tablespace it finds rotational (fil_space_t::is_rotational in buf0flu.cc, V in
+// the 10.6 and 10.11 sources; 10.3-10.4 code has the same test; older versions taken the same, U),
+// MySQL on every device.
+constexpr double kInnodbPageBytes = 16384;
+// validate's batches for a trace (batch means for the CI), and the window when the trace gives none.
+constexpr double kValidateBatchSeconds = 0.5;
+constexpr int kMinValidateBatches = 8;
+constexpr double kDefaultWindowSeconds = 20;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
+
+std::string flush_neighbors_devices_of(const std::string& product) {
+  return product == "mariadb" ? "rotational" : "all";
+}
+
 // Relative CPU weights of the statement kinds. One sysbench mix cannot separate them, so the fit
 // scales this shape (assumed, U: point select as the unit; ranges read 100 rows, ORDER BY sorts,
 // DISTINCT builds a temporary table; writes modify a record and its undo).
@@ -548,8 +562,19 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   std::vector<std::array<double, 3>> client_rows;  // statements, excess threads, CPU per txn
   double redo_sum = 0;
   int redo_n = 0;
+  // The pool's frames per nominal page (innodb_buffer_pool_size / 16 KiB): the rest of the pool holds
+  // the pages' descriptors. Measured from Innodb_buffer_pool_pages_total at the end of each run.
+  double frames_sum = 0;
+  int frames_n = 0;
   for (int i = 0; i < n; ++i) {
     const Trace* t = usable[i];
+    auto total = t->status_after.find("Innodb_buffer_pool_pages_total");
+    std::string unit_error;
+    auto pool = parse_quantity(t->meta["server"]["buffer_pool"].Scalar(), Dimension::Bytes, &unit_error);
+    if (total != t->status_after.end() && pool && *pool > 0) {
+      frames_sum += total->second / (*pool / kInnodbPageBytes);
+      ++frames_n;
+    }
     double sb = host_wide ? std::nan("") : capture_value(*t, "sysbench_cpu_pct");
     double cores = t->meta["host"]["cores"].as<double>();
     if (!std::isnan(sb))
@@ -661,10 +686,15 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   if (!std::isnan(probe_ref))
     p << "cpu_probe_eps: " << probe_ref << "  # the reference core: mean sysbench cpu events/s of the traces (capture.cpu_probe_eps_*)\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
+  if (frames_n > 0)
+    p << "pool_frames_ratio: " << frames_sum / frames_n << "  # measured: Innodb_buffer_pool_pages_total / (buffer pool / 16 KiB), mean of "
+      << frames_n << " traces\n";
   p << "free_page_policy: " << free_page_policy_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
     << "  # from the engine's version, not fitted (calibrate/src/calibration.cpp free_page_policy_of)\n";
   p << "zero_lwm_flushing: " << zero_lwm_flushing_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
     << "  # from the engine's version (MDEV-24537, MariaDB 10.5.9), not fitted\n";
+  p << "flush_neighbors_devices: " << flush_neighbors_devices_of(first.meta["engine"]["product"].Scalar())
+    << "  # from the engine (MariaDB: only on files it finds rotational), not fitted\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
   p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
@@ -750,6 +780,13 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     auto v = t.variables.find(variable);
     if (v != t.variables.end()) y << "  " << key << ": " << v->second << "%\n";
   }
+  // innodb_flush_neighbors as the server ran (variables.tsv), else as meta.yaml's server section says.
+  auto neighbors = t.variables.find("innodb_flush_neighbors");
+  if (neighbors != t.variables.end()) y << "  flush_neighbors: " << neighbors->second << "\n";
+  else if (s["flush_neighbors"]) y << "  flush_neighbors: " << s["flush_neighbors"].Scalar() << "\n";
+  // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
+  auto scan_depth = t.variables.find("innodb_lru_scan_depth");
+  if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
   y << "  binlog: " << s["binlog"].Scalar() << "\n  sync_binlog: " << s["sync_binlog"].Scalar() << "\n";
@@ -772,7 +809,15 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // pages, as after InnoDB's buffer pool load at startup, and dirty pages build up from there), else 2 s.
   double warmup_s = capture_value(t, "warmup_s");
   if (!(warmup_s > 0)) warmup_s = 2;
-  y << "simulation: {seed: 1, warmup: " << warmup_s << "s, batch: 0.5s, min_batches: 8, target_ci: 2%, max_duration: " << max_duration_s << "s}\n";
+  // Measured over the trace's own window (sysbench's --time; its total time when meta.yaml lacks it):
+  // right after a restart the dirty pages and the page writes per transaction still grow through it,
+  // so a shorter window would not see what the trace averaged. max_duration_s > 0 caps it.
+  double window_s = w["duration_s"] ? w["duration_s"].as<double>() : t.sysbench.total_time_s;
+  if (!(window_s > 0)) window_s = kDefaultWindowSeconds;
+  if (max_duration_s > 0) window_s = std::min(window_s, max_duration_s);
+  const int batches = std::max(kMinValidateBatches, static_cast<int>(std::lround(window_s / kValidateBatchSeconds)));
+  y << "simulation: {seed: 1, warmup: " << warmup_s << "s, batch: " << kValidateBatchSeconds << "s, min_batches: " << batches
+    << ", target_ci: 2%, max_duration: " << window_s << "s}\n";
   return y.str();
 }
 

@@ -274,6 +274,12 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
         {"doublewrite_pages", {{"measured", counter("Innodb_dblwr_pages_written")}, {"predicted", db["doublewrite_pages_per_txn"]}}},
         {"fsyncs", {{"measured", counter("Innodb_data_fsyncs")}, {"predicted", db["fsyncs_per_txn"]}}},
         {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}}};
+    // Dirty pages at the end of the run, in % of the pool's pages (what the page writes follow).
+    const auto& after = traces[i].status_after;
+    auto dirty = after.find("Innodb_buffer_pool_pages_dirty"), total = after.find("Innodb_buffer_pool_pages_total");
+    if (dirty != after.end() && total != after.end() && total->second > 0 && db.contains("dirty_pages"))
+      row["dirty_pct"] = {{"measured", 100.0 * dirty->second / total->second},
+                          {"predicted", 100.0 * db["dirty_pages"].get<double>() / std::max(1.0, db["frames"].get<double>())}};
     if (auto await = measured_await(traces[i]); await && r.contains("devices") && !r["devices"].empty()) {
       // The block layer's mean await against the simulated device's (the first device of the first
       // compute node: the trace's storage), per request kind, in microseconds.
@@ -410,7 +416,8 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     if (row["measured"].empty()) throw InputError({table_csv, table.lines[r], 0}, "", "the row has no measured figure");
     row["params"] = params;
     auto loaded = load_scenarios(scenario_file, overrides, false);
-    loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
+    if (options.duration_s > 0)
+      loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
     points.push_back(std::move(loaded.front()));
     point_row.push_back(rows.size());
     rows.push_back(row);

@@ -11,7 +11,7 @@ namespace poolsim {
 struct ValidationOptions {
   std::string profile;        // profile YAML (traces: required; tables: replaces database.profile if set)
   std::string devices;        // extra device catalogue ("" : <profile stem>-devices.yaml when it exists)
-  double duration_s = 20;     // cap on simulated seconds per point
+  double duration_s = 0;      // cap on simulated seconds per point (0: a trace's own window, a scenario's max_duration)
   int jobs = 1;               // points simulated in parallel (each in its own child process)
 };
 

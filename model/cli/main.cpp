@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   validate->add_option("--format", validate_format, "Output format")->check(CLI::IsMember({"table", "json"}));
   validate->add_option("--out", validate_out, "Write the output to this file");
   validate->add_option("--jobs", validation.jobs, "Points simulated in parallel")->check(CLI::Range(1, 1024));
-  validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point");
+  validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point (default: a trace's own measured window; a table's scenario max_duration)");
 
   bool bench_matrix = false;
   auto* bench = app.add_subcommand("bench", "Print simulation speed and memory figures");

@@ -26,6 +26,8 @@ public:
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
+  // In the old sublist (InnoDB's buf_page_is_old).
+  bool old(std::uint32_t page) const { return slots_[page].state & kOld; }
 
   // Frames.
   std::uint32_t frames() const { return frames_; }

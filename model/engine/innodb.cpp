@@ -34,6 +34,9 @@ constexpr double kLruRetry_s = 100e-6;   // a short back-off of the LRU flusher 
 // pages of the LRU (MySQL 5.6-8.4 and MariaDB); with single-page flushing a thread that still has no
 // page sleeps 10 ms per attempt from its third attempt (MySQL 5.6-8.4 buf0lru.cc).
 constexpr std::uint32_t kLruSearchScanThreshold = 100;
+// A page's flush area for innodb_flush_neighbors: buf_flush_area = min(read_ahead_area, pool / 16),
+// read_ahead_area being 64 pages (one extent of 16 KiB pages) for any pool of 2,048 pages or more.
+constexpr std::uint32_t kFlushAreaPages = 64;
 constexpr double kFreePageRetrySleep_s = 10e-3;
 // The commit's own mini-transaction (the undo log header set to committed, trx_undo_set_state_at_finish)
 // is logged at commit time, so a commit always needs a flush that starts after it: only commits that
@@ -110,7 +113,7 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
                            const ServerProfile& profile, std::uint64_t seed)
     : platform_(platform), node_(node), layout_(layout), config_(config), profile_(profile),
       pool_(layout.total_pages(),
-            static_cast<std::uint32_t>(config.buffer_pool_bytes * (1 - config.pool_overhead_ratio) / config.page_bytes),
+            static_cast<std::uint32_t>(std::lround(config.buffer_pool_bytes * profile.pool_frames_ratio / config.page_bytes)),
             config.old_blocks_ratio, config.old_blocks_time_s),
       rng_(seed) {
   cleaner_mutex_ = sg::Mutex::create();
@@ -550,6 +553,54 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
   return true;
 }
 
+bool InnodbServer::flush_neighbors_on() const {
+  if (config_.flush_neighbors == 0) return false;
+  return profile_.flush_neighbors_devices == ServerProfile::FlushNeighborsDevices::All || node_.storage->rotational();
+}
+
+void InnodbServer::add_flush_neighbors(std::vector<std::uint32_t>& pages, bool lru, std::size_t cap) {
+  if (pages.empty() || !flush_neighbors_on()) return;
+  // The victims are write-fixed first: a page being written is not ready for flush, so a victim is
+  // not also taken as another's neighbour, and a run stops at it.
+  for (auto p : pages) pool_.set_write_fix(p, true);
+  auto flushable = [&](std::uint32_t q) {
+    return pool_.resident(q) && pool_.dirty(q) && !pool_.write_fixed(q) && !pool_.in_flight(q) && (!lru || pool_.old(q));
+  };
+  const std::uint32_t area = std::max<std::uint32_t>(1, std::min(kFlushAreaPages, pool_.frames() / 16));
+  std::vector<std::uint32_t> out;
+  out.reserve(pages.size());
+  std::size_t i = 0;
+  for (; i < pages.size() && out.size() < cap; ++i) {
+    const std::uint32_t victim = pages[i];
+    // Page numbers within the tablespace (one per table, tables laid out one after the other).
+    const int t = layout_.table_of(victim);
+    const std::uint32_t first = layout_.table(t).primary.first_page;
+    const std::uint32_t end = t + 1 < layout_.tables() ? layout_.table(t + 1).primary.first_page : layout_.total_pages();
+    std::uint32_t low = first + (victim - first) / area * area;
+    std::uint32_t high = std::min(low + area, end);
+    if (config_.flush_neighbors == 1) {
+      std::uint32_t lo = victim, hi = victim + 1;
+      while (lo > low && flushable(lo - 1)) --lo;
+      while (hi < high && flushable(hi)) ++hi;
+      low = lo;
+      high = hi;
+    }
+    for (std::uint32_t q = low; q < high; ++q) {
+      if (q == victim) {
+        out.push_back(victim);  // the victim is written even past the cap
+      } else if (out.size() >= cap) {
+        if (q > victim) break;
+      } else if (flushable(q)) {
+        pool_.set_write_fix(q, true);
+        out.push_back(q);
+        ++counters.neighbor_pages;
+      }
+    }
+  }
+  for (; i < pages.size(); ++i) pool_.set_write_fix(pages[i], false);
+  pages.swap(out);
+}
+
 void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evict) {
   if (pages.empty()) return;
   for (auto p : pages) pool_.set_write_fix(p, true);
@@ -668,9 +719,12 @@ void InnodbServer::lru_flush_batch() {
     while (pool_.free_frames() < want && evict_clean_near_tail(depth)) {
     }
     free_frame_waiters_.wake_all();
+    add_flush_neighbors(tail_dirty, /*lru=*/true, depth);
     flush_pages(tail_dirty, /*evict=*/true);
     return;
   }
+  // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_LRU_list_batch).
+  add_flush_neighbors(tail_dirty, /*lru=*/true, share);
   flush_pages(tail_dirty, /*evict=*/true);
   while (pool_.free_frames() < want && evict_clean_near_tail(want)) {
   }
@@ -724,6 +778,7 @@ void InnodbServer::page_cleaner_loop() {
     if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
     std::vector<std::uint32_t> batch;
     pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
+    add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
     // Written in chunks, as InnoDB writes doublewrite-sized batches.
     for (size_t i = 0; i < batch.size(); i += kDoublewriteBatchPages) {
       std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
@@ -787,6 +842,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"page_writes_per_txn", per_txn(counters.page_writes + counters.doublewrite_pages)},
           {"data_page_writes_per_txn", per_txn(counters.page_writes)},
           {"doublewrite_pages_per_txn", per_txn(counters.doublewrite_pages)},
+          {"neighbor_pages_per_txn", per_txn(counters.neighbor_pages)},
           {"redo_fsyncs_per_txn", per_txn(redo_->fsyncs)},
           {"binlog_fsyncs_per_txn", per_txn(binlog_->fsyncs)},
           {"fsyncs_per_txn", per_txn(redo_->fsyncs + binlog_->fsyncs + counters.data_fsyncs)},

@@ -91,7 +91,7 @@ public:
   BufferPool& pool() { return pool_; }
 
   struct Counters {
-    std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, single_page_flushes = 0, deadlocks = 0,
+    std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
                   lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
                   commits = 0;
   };
@@ -121,6 +121,14 @@ private:
   void log_free_check(ClientThread& t);
   void enter_innodb(ClientThread& t);
   void exit_innodb(ClientThread& t);
+  // innodb_flush_neighbors applies to this server's files: set, and for MariaDB on a device it finds
+  // rotational.
+  bool flush_neighbors_on() const;
+  // InnoDB's buf_flush_try_neighbors: each victim of a batch, in order, brings along the dirty pages of
+  // its flush area (the 64-page extent of its tablespace holding it; with flush_neighbors = 1 only the
+  // unbroken run around it), until the batch holds `cap` pages; an LRU batch takes only old pages. The
+  // pages of the batch are write-fixed on return; victims left over by the cap stay for a later batch.
+  void add_flush_neighbors(std::vector<std::uint32_t>& pages, bool lru, std::size_t cap);
   // Writes `pages` (doublewrite first when enabled), then marks them clean; `evict` frees them.
   void flush_pages(const std::vector<std::uint32_t>& pages, bool evict);
   // The page writers of flush_pages: persistent actors, each given a batch to share and resumed.

@@ -47,6 +47,13 @@ struct ServerProfile {
   //    innodb_max_dirty_pages_pct"; the MariaDB KB's "InnoDB Page Flushing").
   enum class ZeroLwmFlushing { Adaptive, AtMaxDirty };
   ZeroLwmFlushing zero_lwm_flushing = ZeroLwmFlushing::Adaptive;
+  // Which tablespaces innodb_flush_neighbors applies to: all (MySQL 5.6-8.4 check only the setting)
+  // or only those the server finds on a rotational device (MariaDB: fil_space_t::is_rotational, true
+  // unless the file's block device reports queue/rotational = 0, so also for tmpfs).
+  enum class FlushNeighborsDevices { All, Rotational };
+  // Buffer pool frames per page of innodb_buffer_pool_size (the rest holds the pages' descriptors).
+  double pool_frames_ratio = 1.0;
+  FlushNeighborsDevices flush_neighbors_devices = FlushNeighborsDevices::All;
 };
 
 // Where the clients run: on the database host (sharing its cores) or on client hosts across a
@@ -81,7 +88,7 @@ struct DatabaseConfig {
   int page_cleaners = 1;          // innodb_page_cleaners: LRU flushes running in parallel
   int buffer_pool_instances = 1;  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free per instance
   int doublewrite_files = 0;      // doublewrite batches in flight at once (MySQL 5.7: 1 shared buffer); 0: no limit
-  double pool_overhead_ratio = 0;
+  int flush_neighbors = 0;        // innodb_flush_neighbors: 0 off, 1 the contiguous dirty run, 2 the whole area
 };
 
 }  // namespace poolsim

@@ -49,6 +49,7 @@ struct DeviceSpec {
                                       // in flight, and requests issued while it runs wait for it (SATA's
                                       // non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)
   bool atomic_writes = false;         // the device can write a 16 KiB page atomically (no doublewrite)
+  bool rotational = false;            // the server finds it rotational (innodb_flush_neighbors on MariaDB)
   bool exponential_service = false;   // service times exponential around their mean (queueing studies)
   bool shared_queue = false;          // the first free unit serves (M/M/c) instead of the unit by address
   // Completions interrupt one CPU (a single request queue's vector) instead of the submitting one.

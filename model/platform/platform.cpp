@@ -37,6 +37,9 @@ public:
   bool atomic_writes() const override {
     return std::all_of(members_.begin(), members_.end(), [](const NvmeDevice* m) { return m->spec().atomic_writes; });
   }
+  bool rotational() const override {
+    return std::any_of(members_.begin(), members_.end(), [](const NvmeDevice* m) { return m->spec().rotational; });
+  }
   double host_cpu_per_io_s() const override { return members_.front()->spec().host_cpu_per_io_s; }
   double host_cpu_per_flush_s() const override { return members_.front()->spec().host_cpu_per_flush_s; }
   double host_cpu_per_write_s() const override {

@@ -42,6 +42,8 @@ public:
   // Files of `bytes` now live on this path: each device holds its stripe share as valid data.
   virtual void hold(double bytes) = 0;
   virtual bool atomic_writes() const = 0;
+  // Whether the server finds the files on a rotational device (MariaDB's neighbour flushing).
+  virtual bool rotational() const { return false; }
   // CPU the compute node spends per IO in its own IO path (beyond NVMe-oF's initiator cost).
   virtual double host_cpu_per_io_s() const { return 0; }
   // CPU the compute node spends per page write in its own IO path (the device's `host_cpu_per_write`,

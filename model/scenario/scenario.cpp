@@ -37,6 +37,7 @@ SpecPtr device_spec() {
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"flush_blocks_io", with_default(boolean("A flush is not a queued command: it waits for the requests in flight and holds back those issued while it runs (SATA's non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)"), "false")},
       {"atomic_writes", with_default(boolean("The device writes 16 KiB pages atomically"), "false")},
+      {"rotational", boolean("What the server finds rotational (innodb_flush_neighbors on MariaDB): a block device whose /sys/block/<dev>/queue/rotational is 1, or no block device at all (tmpfs); absent: true for kinds virtual-disk (a virtio-blk disk reports 1: /sys/block/vda/queue/rotational on the capture VM) and ram (tmpfs), false for SSDs")},
       {"service", with_default(one_of({"deterministic", "exponential"}, "Service time distribution around its mean"), "deterministic")},
       {"host_cpu_per_io", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per IO in the kernel's path to this device (reference-core seconds)"), "0us")},
       {"host_cpu_per_write", quantity(Dimension::Seconds, 0.0, 1.0, "Host CPU per page written (data or doublewrite) when it differs from a read's (calibrate --background writes the background threads' CPU per page written, measured by thread); absent: host_cpu_per_io")},
@@ -160,6 +161,7 @@ SpecPtr build_scenario_schema() {
            {"page_cleaners", with_default(integer(1.0, 64.0, "innodb_page_cleaners: LRU flush batches running in parallel (MySQL 5.7/8.0 default 4; MariaDB 10.5+ has one page cleaner)"), "1")},
            {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance"), "1")},
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
+           {"flush_neighbors", with_default(integer(0.0, 2.0, "innodb_flush_neighbors: a page flushed also writes the dirty pages of its 64-page area, 1 the contiguous run around it, 2 all of them (LRU flushes take only old pages, and free them too); 0: off. Defaults: MySQL 8.0 0, MySQL 5.7 and MariaDB 1 (MariaDB only on devices it finds rotational: the profile's flush_neighbors_devices)"), "0")},
        }, "The database server (InnoDB)")},
       {"simulation", map({
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
@@ -458,6 +460,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.page_cleaners = db["page_cleaners"].as<int>();
   d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
   d.doublewrite_files = db["doublewrite_files"].as<int>();
+  d.flush_neighbors = db["flush_neighbors"].as<int>();
   if (s.workload.kind == "sysbench") {
     try {
       s.profile = load_profile(d.profile, base_dir);
@@ -528,6 +531,8 @@ SpecPtr build_profile_schema() {
       {"server_cpu_scale", with_default(real(0.01, 100.0, "Multiplies every server CPU cost above (not the client's): a version's CPU per unit of work relative to the profile it was derived from"), "1.0")},
       {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
       {"zero_lwm_flushing", with_default(one_of({"adaptive", "at_max_dirty"}, "What max_dirty_pages_pct_lwm = 0 means for flush-list flushing: adaptive (MySQL, MariaDB <= 10.4: adaptive flushing from the checkpoint age) or at_max_dirty (MariaDB 10.5.9+, MDEV-24537: none until the dirty pages reach max_dirty_pages_pct or the checkpoint age nears the log capacity)"), "adaptive")},
+      {"pool_frames_ratio", with_default(real(0.5, 1.0, "Buffer pool frames per page of innodb_buffer_pool_size: the rest holds the pages' descriptors (measured as Innodb_buffer_pool_pages_total over the pool's pages; calibrate writes it)"), "1.0")},
+      {"flush_neighbors_devices", with_default(one_of({"all", "rotational"}, "Where innodb_flush_neighbors applies: all tablespaces (MySQL 5.6-8.4) or those on a device the server finds rotational (MariaDB 10.3+ fil_space_t::is_rotational: every file except those on a block device whose queue/rotational is 0; tmpfs counts as rotational)"), "all")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -592,6 +597,10 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
                                                                                : ServerProfile::FreePagePolicy::WaitForPageCleaner;
   p.zero_lwm_flushing = doc["zero_lwm_flushing"].Scalar() == "at_max_dirty" ? ServerProfile::ZeroLwmFlushing::AtMaxDirty
                                                                            : ServerProfile::ZeroLwmFlushing::Adaptive;
+  p.pool_frames_ratio = doc["pool_frames_ratio"].as<double>();
+  p.flush_neighbors_devices = doc["flush_neighbors_devices"].Scalar() == "rotational"
+                                  ? ServerProfile::FlushNeighborsDevices::Rotational
+                                  : ServerProfile::FlushNeighborsDevices::All;
   return p;
 }
 
@@ -629,6 +638,7 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw, cons
   d.power_loss_protection = n["power_loss_protection"].as<bool>();
   d.flush_blocks_io = n["flush_blocks_io"].as<bool>();
   d.atomic_writes = n["atomic_writes"].as<bool>();
+  d.rotational = n["rotational"] ? n["rotational"].as<bool>() : (d.kind == "virtual-disk" || d.kind == "ram");
   d.exponential_service = n["service"].Scalar() == "exponential";
   d.shared_queue = n["queue"].Scalar() == "shared";
   d.read_priority = n["read_priority"].as<bool>();
