@@ -222,9 +222,10 @@ std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
   return kNone;
 }
 
-void BufferPool::dirty_near_tail(std::uint32_t depth, std::vector<std::uint32_t>& out) const {
+void BufferPool::dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const {
   std::uint32_t page = tail_;
-  for (std::uint32_t i = 0; i < depth && page != kNone; ++i, page = slots_[page].prev)
+  const std::size_t end = out.size() + limit;
+  for (std::uint32_t i = 0; i < depth && page != kNone && out.size() < end; ++i, page = slots_[page].prev)
     if ((slots_[page].state & kDirty) && !(slots_[page].state & (kInFlight | kWriteFix))) out.push_back(page);
 }
 

@@ -48,8 +48,8 @@ public:
   // the free list is empty, while the tail is often all dirty: the pages already found not evictable
   // are remembered (see tail_scanned_), so a call does not walk them again.
   std::uint32_t find_clean_near_tail(std::uint32_t depth);
-  // The dirty pages (not being written) within `depth` pages of the tail.
-  void dirty_near_tail(std::uint32_t depth, std::vector<std::uint32_t>& out) const;
+  // The dirty pages (not being written) within `depth` pages of the tail, nearest first, at most `limit`.
+  void dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const;
 
   // Dirty pages. `lsn` is the redo position of the first modification since the page was clean.
   void mark_dirty(std::uint32_t page, std::uint64_t lsn);

@@ -708,9 +708,8 @@ void InnodbServer::lru_flush_batch() {
   // instances' LRU lists); pages another cleaner is writing are write-fixed and skipped.
   std::uint32_t want = lru_free_target();
   std::vector<std::uint32_t> tail_dirty;
-  pool_.dirty_near_tail(want, tail_dirty);
   std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
-  if (tail_dirty.size() > share) tail_dirty.resize(share);
+  pool_.dirty_near_tail(want, share, tail_dirty);
   if (mariadb_lru_flushing()) {
     // MariaDB walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
     // pages (buf_flush_LRU(srv_max_io_capacity)) until the free list holds lru_scan_depth: the clean

@@ -121,13 +121,25 @@ public:
       start = std::max(start, busy_[i].end_s);
       ++i;
     }
-    // A booking starting where a recorded one starts (possible only with empty bookings) is not
-    // recorded twice: intervals are keyed by their start.
-    bool recorded = (i < busy_.size() && busy_[i].start_s == start) || (i > first_ && busy_[i - 1].start_s == start);
-    if (!recorded)
-      busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{start, start + service_s});
+    // Recorded as busy time, joined to the intervals it touches (back-to-back bookings leave no gap
+    // to book, and fewer intervals keep the search short); an empty booking occupies nothing.
+    const double end = start + service_s;
+    if (service_s > 0) {
+      const bool joins_previous = i > first_ && busy_[i - 1].end_s == start;
+      const bool joins_next = i < busy_.size() && busy_[i].start_s == end;
+      if (joins_previous && joins_next) {
+        busy_[i - 1].end_s = busy_[i].end_s;
+        busy_.erase(busy_.begin() + static_cast<std::ptrdiff_t>(i));
+      } else if (joins_previous) {
+        busy_[i - 1].end_s = end;
+      } else if (joins_next) {
+        busy_[i].start_s = start;
+      } else {
+        busy_.insert(busy_.begin() + static_cast<std::ptrdiff_t>(i), Interval{start, end});
+      }
+    }
     busy_s_ += service_s;
-    return start + service_s;
+    return end;
   }
   // Work-conserving booking: `service_s` of work ready at `ready_s` takes the idle time from then on,
   // several short gaps if need be, and the server never idles while booked work is ready. Returns
