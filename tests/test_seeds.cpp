@@ -79,10 +79,10 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
 // to the flushing's steady state (2 min 40 s on 2 cores). The whole published table (20 rows, 13 min 15 s)
 // is tests/test_seeds_long.cpp, label `long`.
 namespace {
-// RATCHETS at the error measured (scenarios/seeds/README.md, S000, session 11), NOT the target
-// (every point within 10 %): the 8-thread rows are within 4.3 %, the 32-thread ones are over-predicted
-// by 10-15 % (the model lacks contention that grows with threads).
-constexpr double kCrossoverRowRatchetPct = 16;  // measured: 8.0 pool 32 threads +15.4 % (local 32: +10.1; 8 threads: -0.1, +4.3)
+// RATCHETS at the error measured (scenarios/seeds/README.md, S000, session 12), NOT the target
+// (every point within 10 %): the 8-thread rows are within 4.0 %, the 32-thread ones are over-predicted
+// by 8.5-14.3 % (the model lacks contention that grows with threads).
+constexpr double kCrossoverRowRatchetPct = 15;  // measured: 8.0 pool 32 threads +14.3 % (local 32: +8.5; 8 threads: -0.1, +4.0)
 const std::string kAnchors = kDir + "greatsql-ib-nvme.csv";
 }  // namespace
 
@@ -107,9 +107,9 @@ TEST(GreatsqlSeed, CrossoverAtEightAndThirtyTwoThreads) {
     tps[key] = row["predicted"]["tps"].get<double>();
     ci[key] = row["predicted"]["tps_ci95"].get<double>();
   }
-  // Faster at 32 threads (more devices; published +5.6 %, model +10.6 %), beyond both CIs. At 8
+  // Faster at 32 threads (more devices; published +5.6 %, model +11.1 %), beyond both CIs. At 8
   // threads the study's pool is 4.4 % slower (the fabric's latency on every read); the model's is
-  // 0.2 % slower, inside the CIs, so only "not faster" is asserted.
+  // 0.4 % slower, inside the CIs, so only "not faster" is asserted.
   EXPECT_GT(tps["ib-nvmeof-pool 32"] - ci["ib-nvmeof-pool 32"], tps["local-nvme 32"] + ci["local-nvme 32"]);
   EXPECT_LE(tps["ib-nvmeof-pool 8"], tps["local-nvme 8"] + ci["local-nvme 8"]);
 }
