@@ -43,16 +43,16 @@ std::string zero_lwm_flushing_of(const std::string& product, const std::string& 
   return "adaptive";
 }
 
+constexpr double kInnodbPageBytes = 16384;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
+// validate's batches for a trace (batch means for the CI), and the window when the trace gives none.
+constexpr double kValidateBatchSeconds = 0.5;
+constexpr int kMinValidateBatches = 8;
+constexpr double kDefaultWindowSeconds = 20;
+
 // Which files innodb_flush_neighbors applies to (ServerProfile::FlushNeighborsDevices): MariaDB flushes
 // neighbours only in a tablespace it finds rotational (fil_space_t::is_rotational in buf0flu.cc, V in
 // the 10.6 and 10.11 sources; 10.3-10.4 code has the same test; older versions taken the same, U),
 // MySQL on every device.
-constexpr double kInnodbPageBytes = 16384;
-// validate's batches for a trace (batch means for the CI), and the window when the trace gives none.
-constexpr double kValidateBatchSeconds = 0.5;
-constexpr int kMinValidateBatches = 8;
-constexpr double kDefaultWindowSeconds = 20;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
-
 std::string flush_neighbors_devices_of(const std::string& product) {
   return product == "mariadb" ? "rotational" : "all";
 }

@@ -51,9 +51,9 @@ struct ServerProfile {
   // or only those the server finds on a rotational device (MariaDB: fil_space_t::is_rotational, true
   // unless the file's block device reports queue/rotational = 0, so also for tmpfs).
   enum class FlushNeighborsDevices { All, Rotational };
+  FlushNeighborsDevices flush_neighbors_devices = FlushNeighborsDevices::All;
   // Buffer pool frames per page of innodb_buffer_pool_size (the rest holds the pages' descriptors).
   double pool_frames_ratio = 1.0;
-  FlushNeighborsDevices flush_neighbors_devices = FlushNeighborsDevices::All;
 };
 
 // Where the clients run: on the database host (sharing its cores) or on client hosts across a
