@@ -942,6 +942,14 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             sched.finish()
         shutil.copyfile("/proc/diskstats", os.path.join(tmp, "diskstats_after.txt"))
         srv.dump_tsv("SHOW GLOBAL STATUS", os.path.join(tmp, "status_after.tsv"))
+        # The indexes' pages as the run left them: ANALYZE TABLE refreshes mysql.innodb_index_stats,
+        # whose n_leaf_pages and size come from the index segments (exact, not sampled). The
+        # secondary index k, built sorted at prepare, grows its leaves with every transaction the
+        # data set has seen (traces/README.md).
+        srv.sql("ANALYZE TABLE " + ", ".join("%s.sbtest%d" % (DB_NAME, i) for i in range(1, args.tables + 1)))
+        srv.dump_tsv("SELECT table_name, index_name, stat_name, stat_value FROM mysql.innodb_index_stats "
+                     "WHERE database_name = '%s' AND stat_name IN ('n_leaf_pages', 'size') "
+                     "ORDER BY table_name, index_name, stat_name" % DB_NAME, os.path.join(tmp, "index_stats.tsv"))
         if args.perf_schema:
             srv.dump_tsv(METRICS_QUERY, os.path.join(tmp, "innodb_metrics_after.tsv"))
             for fn, q in PFS_DUMPS.items():

@@ -566,8 +566,22 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   // the pages' descriptors. Measured from Innodb_buffer_pool_pages_total at the end of each run.
   double frames_sum = 0;
   int frames_n = 0;
+  // What the LRU flush does with the pages it writes (ServerProfile::LruWrittenPages), from the
+  // counters of the runs that flushed from the LRU: the pages it freed clean
+  // (Innodb_buffer_pool_pages_LRU_freed) are all the pages evicted (read + created) when written
+  // pages stay for a later walk, and the evicted less the written when each is freed as it is written.
+  double kept_miss = 0, freed_miss = 0;
+  int lru_runs = 0;
   for (int i = 0; i < n; ++i) {
     const Trace* t = usable[i];
+    auto freed = t->per_txn("Innodb_buffer_pool_pages_lru_freed"), written = t->per_txn("Innodb_buffer_pool_pages_lru_flushed"),
+         reads = t->per_txn("Innodb_buffer_pool_reads");
+    if (freed && written && reads && *written > 0) {
+      const double evicted = *reads + t->per_txn("Innodb_pages_created").value_or(0);
+      kept_miss += std::abs(*freed - evicted);
+      freed_miss += std::abs(*freed - (evicted - *written));
+      ++lru_runs;
+    }
     auto total = t->status_after.find("Innodb_buffer_pool_pages_total");
     std::string unit_error;
     auto pool = parse_quantity(t->meta["server"]["buffer_pool"].Scalar(), Dimension::Bytes, &unit_error);
@@ -693,6 +707,11 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     << "  # from the engine's version, not fitted (calibrate/src/calibration.cpp free_page_policy_of)\n";
   p << "zero_lwm_flushing: " << zero_lwm_flushing_of(first.meta["engine"]["product"].Scalar(), first.meta["engine"]["version"].Scalar())
     << "  # from the engine's version (MDEV-24537, MariaDB 10.5.9), not fitted\n";
+  if (lru_runs > 0)
+    p << "lru_written_pages: " << (kept_miss < freed_miss ? "kept" : "freed")
+      << "  # measured: Innodb_buffer_pool_pages_LRU_freed per transaction is the pages read and created less "
+      << (kept_miss < freed_miss ? "nothing" : "the LRU-written ones") << " (mean miss " << std::min(kept_miss, freed_miss) / lru_runs
+      << " against " << std::max(kept_miss, freed_miss) / lru_runs << " pages per transaction, " << lru_runs << " traces)\n";
   p << "flush_neighbors_devices: " << flush_neighbors_devices_of(first.meta["engine"]["product"].Scalar())
     << "  # from the engine (MariaDB: only on files it finds rotational), not fitted\n";
   p << "fit:\n";

@@ -273,7 +273,11 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
         {"page_writes", {{"measured", counter("Innodb_pages_written")}, {"predicted", db["data_page_writes_per_txn"]}}},
         {"doublewrite_pages", {{"measured", counter("Innodb_dblwr_pages_written")}, {"predicted", db["doublewrite_pages_per_txn"]}}},
         {"fsyncs", {{"measured", counter("Innodb_data_fsyncs")}, {"predicted", db["fsyncs_per_txn"]}}},
-        {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}}};
+        {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}},
+        // Clean pages made dirty: the pages written plus the growth of the dirty pages over the run.
+        {"pages_dirtied", {{"measured", counter("Innodb_buffer_pool_pages_flushed") + counter("Innodb_buffer_pool_pages_dirty")},
+                           {"predicted", db["pages_dirtied_per_txn"]}}},
+        {"pages_made_young", {{"measured", counter("Innodb_buffer_pool_pages_made_young")}, {"predicted", db["young_per_txn"]}}}};
     // Dirty pages at the end of the run, in % of the pool's pages (what the page writes follow).
     const auto& after = traces[i].status_after;
     auto dirty = after.find("Innodb_buffer_pool_pages_dirty"), total = after.find("Innodb_buffer_pool_pages_total");

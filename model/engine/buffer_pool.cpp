@@ -134,10 +134,11 @@ bool BufferPool::touch(std::uint32_t page, double now_s) {
     }
   } else if (freed_page_clock_ - slots_[page].young_clock > static_cast<std::uint32_t>(lru_length_ * (1.0 - old_ratio_) / 4)) {
     // buf_page_peek_if_too_old: only pages that drifted past a quarter of the young sublist move.
+    // Not counted as made young: InnoDB counts only pages leaving the old sublist
+    // (buf_LRU_make_block_young, n_pages_made_young).
     unlink(page);
     link_head(page);
     slots_[page].young_clock = freed_page_clock_;
-    ++counters.made_young;
   }
   return true;
 }
@@ -233,6 +234,7 @@ void BufferPool::mark_dirty(std::uint32_t page, std::uint64_t lsn) {
   if (slots_[page].state & kDirty) return;
   slots_[page].state |= kDirty;
   ++dirty_count_;
+  ++counters.dirtied;
   flush_list_.push_back({page, ++slots_[page].dirty_generation, lsn});
 }
 

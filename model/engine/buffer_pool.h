@@ -76,6 +76,7 @@ public:
   // Counters.
   struct Counters {
     std::uint64_t hits = 0, misses = 0, made_young = 0, not_made_young = 0, evictions = 0;
+    std::uint64_t dirtied = 0;  // clean pages made dirty: each is one page write to come
   };
   Counters counters;
 

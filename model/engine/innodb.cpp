@@ -563,8 +563,10 @@ void InnodbServer::add_flush_neighbors(std::vector<std::uint32_t>& pages, bool l
   // The victims are write-fixed first: a page being written is not ready for flush, so a victim is
   // not also taken as another's neighbour, and a run stops at it.
   for (auto p : pages) pool_.set_write_fix(p, true);
+  // An LRU flush takes only old neighbours where it frees what it writes (they would be freed too).
+  const bool lru_old_only = lru && profile_.lru_written_pages == ServerProfile::LruWrittenPages::Freed;
   auto flushable = [&](std::uint32_t q) {
-    return pool_.resident(q) && pool_.dirty(q) && !pool_.write_fixed(q) && !pool_.in_flight(q) && (!lru || pool_.old(q));
+    return pool_.resident(q) && pool_.dirty(q) && !pool_.write_fixed(q) && !pool_.in_flight(q) && (!lru_old_only || pool_.old(q));
   };
   const std::uint32_t area = std::max<std::uint32_t>(1, std::min(kFlushAreaPages, pool_.frames() / 16));
   std::vector<std::uint32_t> out;
@@ -708,20 +710,40 @@ void InnodbServer::lru_flush_batch() {
   // instances' LRU lists); pages another cleaner is writing are write-fixed and skipped.
   std::uint32_t want = lru_free_target();
   std::vector<std::uint32_t> tail_dirty;
-  std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
-  pool_.dirty_near_tail(want, share, tail_dirty);
   if (mariadb_lru_flushing()) {
-    // MariaDB walks the tail once (buf_flush_LRU_list_batch), up to innodb_io_capacity_max
-    // pages (buf_flush_LRU(srv_max_io_capacity)) until the free list holds lru_scan_depth: the clean
-    // pages it passes are freed at once, the dirty ones written and freed as each write completes.
-    const auto depth = std::max(want, static_cast<std::uint32_t>(config_.io_capacity_max));
-    while (pool_.free_frames() < want && evict_clean_near_tail(depth)) {
+    // MariaDB walks the tail once, in LRU order (buf_flush_LRU_list_batch), until the free list
+    // holds lru_scan_depth, writing at most innodb_io_capacity_max pages (buf_flush_LRU(srv_max_io_capacity)):
+    // each clean page it passes is freed at once, each dirty one written. A written page does not
+    // count towards the free list, so the walk goes on past the dirty pages: eviction stays in LRU
+    // order, and a dirty page at the tail is written, not passed over for a clean one further up.
+    // The older code also stops once it has freed and written that many pages together.
+    const bool kept = profile_.lru_written_pages == ServerProfile::LruWrittenPages::Kept;
+    const auto max_pages = std::max(want, static_cast<std::uint32_t>(config_.io_capacity_max));
+    std::uint32_t evicted = 0;
+    for (std::uint32_t page = pool_.lru_tail(); page != BufferPool::kNone && pool_.free_frames() < want;) {
+      if (tail_dirty.size() >= max_pages || (!kept && tail_dirty.size() + evicted >= max_pages)) break;
+      const std::uint32_t previous = pool_.lru_previous(page);
+      if (pool_.in_flight(page) || pool_.write_fixed(page)) {
+        // being read or written: skipped
+      } else if (pool_.dirty(page)) {
+        tail_dirty.push_back(page);
+        pool_.set_write_fix(page, true);  // taken: the walk's later pages see it as being written
+      } else {
+        pool_.evict(page);
+        ++evicted;
+      }
+      page = previous;
     }
+    for (auto p : tail_dirty) pool_.set_write_fix(p, false);
     free_frame_waiters_.wake_all();
-    add_flush_neighbors(tail_dirty, /*lru=*/true, depth);
-    flush_pages(tail_dirty, /*evict=*/true);
+    // The later code flushes an LRU victim's neighbours only once the free list holds half its target.
+    if (!kept || 2 * pool_.free_frames() >= want) add_flush_neighbors(tail_dirty, /*lru=*/true, max_pages);
+    // Kept: the written pages stay in the list, clean, and the next walk frees them.
+    flush_pages(tail_dirty, /*evict=*/!kept);
     return;
   }
+  std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
+  pool_.dirty_near_tail(want, share, tail_dirty);
   // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_LRU_list_batch).
   add_flush_neighbors(tail_dirty, /*lru=*/true, share);
   flush_pages(tail_dirty, /*evict=*/true);
@@ -842,6 +864,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"data_page_writes_per_txn", per_txn(counters.page_writes)},
           {"doublewrite_pages_per_txn", per_txn(counters.doublewrite_pages)},
           {"neighbor_pages_per_txn", per_txn(counters.neighbor_pages)},
+          {"pages_dirtied_per_txn", per_txn(c.dirtied)},
           {"redo_fsyncs_per_txn", per_txn(redo_->fsyncs)},
           {"binlog_fsyncs_per_txn", per_txn(binlog_->fsyncs)},
           {"fsyncs_per_txn", per_txn(redo_->fsyncs + binlog_->fsyncs + counters.data_fsyncs)},

@@ -52,6 +52,16 @@ struct ServerProfile {
   // unless the file's block device reports queue/rotational = 0, so also for tmpfs).
   enum class FlushNeighborsDevices { All, Rotational };
   FlushNeighborsDevices flush_neighbors_devices = FlushNeighborsDevices::All;
+  // What an LRU flush does with the pages it writes (MariaDB, the WaitForPageCleaner policy):
+  //  - Freed: each is freed when its write completes, and neighbours are taken only from the old
+  //    sublist ("the flushed blocks are soon freed"; buf_page_write_complete, buf_flush_check_neighbor
+  //    in the 10.5-10.6 sources; MySQL 5.6-8.4 alike).
+  //  - Kept: written pages stay in the LRU list, clean, for a later walk to free; the walk goes on
+  //    past them until it has freed lru_scan_depth clean pages, and neighbours are any dirty pages of
+  //    the area, young ones too, flushed only once the free list holds half its target (the 10.11
+  //    branch's later source; MariaDB 10.11.19 measured so: traces/local-vm, calibrate sets it).
+  enum class LruWrittenPages { Freed, Kept };
+  LruWrittenPages lru_written_pages = LruWrittenPages::Freed;
   // Buffer pool frames per page of innodb_buffer_pool_size (the rest holds the pages' descriptors).
   double pool_frames_ratio = 1.0;
 };

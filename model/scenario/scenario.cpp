@@ -533,6 +533,7 @@ SpecPtr build_profile_schema() {
       {"zero_lwm_flushing", with_default(one_of({"adaptive", "at_max_dirty"}, "What max_dirty_pages_pct_lwm = 0 means for flush-list flushing: adaptive (MySQL, MariaDB <= 10.4: adaptive flushing from the checkpoint age) or at_max_dirty (MariaDB 10.5.9+, MDEV-24537: none until the dirty pages reach max_dirty_pages_pct or the checkpoint age nears the log capacity)"), "adaptive")},
       {"pool_frames_ratio", with_default(real(0.5, 1.0, "Buffer pool frames per page of innodb_buffer_pool_size: the rest holds the pages' descriptors (measured as Innodb_buffer_pool_pages_total over the pool's pages; calibrate writes it)"), "1.0")},
       {"flush_neighbors_devices", with_default(one_of({"all", "rotational"}, "Where innodb_flush_neighbors applies: all tablespaces (MySQL 5.6-8.4) or those on a device the server finds rotational (MariaDB 10.3+ fil_space_t::is_rotational: every file except those on a block device whose queue/rotational is 0; tmpfs counts as rotational)"), "all")},
+      {"lru_written_pages", with_default(one_of({"freed", "kept"}, "What MariaDB's LRU flush does with the pages it writes: freed when each write completes, neighbours from the old sublist only (10.5-10.6 source; MySQL alike), or kept in the LRU clean for the next walk, neighbours young or old (the 10.11 branch's later source; calibrate measures it: Innodb_buffer_pool_pages_LRU_freed against the pages read)"), "freed")},
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
       {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
@@ -598,6 +599,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.zero_lwm_flushing = doc["zero_lwm_flushing"].Scalar() == "at_max_dirty" ? ServerProfile::ZeroLwmFlushing::AtMaxDirty
                                                                            : ServerProfile::ZeroLwmFlushing::Adaptive;
   p.pool_frames_ratio = doc["pool_frames_ratio"].as<double>();
+  p.lru_written_pages = doc["lru_written_pages"].Scalar() == "kept" ? ServerProfile::LruWrittenPages::Kept
+                                                                    : ServerProfile::LruWrittenPages::Freed;
   p.flush_neighbors_devices = doc["flush_neighbors_devices"].Scalar() == "rotational"
                                   ? ServerProfile::FlushNeighborsDevices::Rotational
                                   : ServerProfile::FlushNeighborsDevices::All;
