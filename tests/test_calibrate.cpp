@@ -549,6 +549,11 @@ TEST(Trace, PerfSchedBurstsArePooledOverCommands) {
   EXPECT_EQ(b.count, 200u);
   EXPECT_NEAR(b.mean_us, 75.0, 1e-9);
   EXPECT_NEAR(b.scv, 1.0, 1e-9);
+  // The server's own rows only (the statement CPU variability is measured from them).
+  auto server = parse_perf_sched_bursts(tsv, "perf_sched_bursts.tsv", {"mariadbd", "mysqld"});
+  EXPECT_EQ(server.count, 100u);
+  EXPECT_NEAR(server.mean_us, 100.0, 1e-9);
+  EXPECT_NEAR(server.scv, 1.0, 1e-9);
   auto e = error_of([] { parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\tx\t1\t1\n", "b.tsv"); });
   EXPECT_CONTAINS(e, "b.tsv");
   EXPECT_CONTAINS(e, ":2");

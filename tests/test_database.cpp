@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <random>
 
@@ -551,6 +553,57 @@ TEST(Database, MariadbKeepsWhatItsLruFlushWroteAndTakesYoungNeighbours) {
   EXPECT_GT(db(1, "pages_dirtied_per_txn"), db(0, "pages_dirtied_per_txn"));
   std::cout << "freed / kept: data pages written per txn " << db(0, "data_page_writes_per_txn") << " / " << db(1, "data_page_writes_per_txn")
             << ", neighbours " << db(0, "neighbor_pages_per_txn") << " / " << db(1, "neighbor_pages_per_txn") << "\n";
+}
+
+TEST(Database, StatementCpuVariabilitySpreadsTheLatencyAsASumOfGammas) {
+  // statement_cpu_scv: each statement's server CPU is a gamma draw with its kind's mean. One thread, a
+  // cached pool, no fsync per commit: a transaction's latency is a fixed part plus the sum of its
+  // statements' draws, so the mean stays and the 95th percentile moves out by that sum's own
+  // (computed here by Monte Carlo from the profile's costs). Each point in its own process.
+  const double scv = 1.0;
+  const std::string base =
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: ram-tmpfs}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, rand_type: uniform, threads: 1}\n"
+      "simulation: {warmup: 1s, batch: 1s, min_batches: 20, max_duration: 20s}\n";
+  auto point = [&](double c) {
+    const std::string profile = mariadb_profile_with("scv-" + std::to_string(c) + ".yaml", "{statement_cpu_scv: " + std::to_string(c) + "}");
+    return scenario_from(base + "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
+  };
+  const auto fixed = point(0);
+  auto r = run_points({fixed, point(scv)}, 2);
+  const auto& lat0 = r[0]["latency_ms"];
+  const auto& lat1 = r[1]["latency_ms"];
+  EXPECT_NEAR(lat1["mean"].get<double>(), lat0["mean"].get<double>(), 0.03 * lat0["mean"].get<double>());
+  // The sum of one transaction's statement draws, in ms of this host's cores.
+  const auto& profile = fixed.profile;
+  SysbenchOptions o;
+  o.tables = 2;
+  o.table_size = 10000;
+  o.rand_type = "uniform";
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(7);
+  std::vector<Statement> statements;
+  mix.next(rng, statements);
+  std::vector<double> sums;
+  for (int i = 0; i < 200000; ++i) {
+    double sum = 0;
+    for (const auto& st : statements) {
+      const double m = profile.statement_cpu_s[static_cast<int>(st.kind)];
+      if (m > 0) sum += std::gamma_distribution<double>(1.0 / scv, m * scv)(rng);
+    }
+    sums.push_back(sum * 1e3 / fixed.compute.core_speed);
+  }
+  std::sort(sums.begin(), sums.end());
+  double mean = 0;
+  for (double x : sums) mean += x / sums.size();
+  const double spread_ms = sums[static_cast<size_t>(0.95 * sums.size())] - mean;
+  const double simulated_ms = lat1["p95"].get<double>() - lat1["mean"].get<double>();
+  std::cout << "p95 - mean: simulated " << simulated_ms << " ms, sum of gammas " << spread_ms << " ms, without draws "
+            << lat0["p95"].get<double>() - lat0["mean"].get<double>() << " ms\n";
+  EXPECT_NEAR(simulated_ms, spread_ms, 0.2 * spread_ms);
+  // Without the draws, the latency hardly spreads.
+  EXPECT_LT(lat0["p95"].get<double>() - lat0["mean"].get<double>(), 0.25 * spread_ms);
 }
 
 TEST(Database, ThePoolsFramesAreItsPagesLessTheDescriptors) {

@@ -48,6 +48,8 @@ constexpr double kInnodbPageBytes = 16384;  // the traces' innodb_page_size (tra
 constexpr double kValidateBatchSeconds = 0.5;
 constexpr int kMinValidateBatches = 8;
 constexpr double kDefaultWindowSeconds = 20;
+// A run whose statements read fewer pages per transaction than this counts as cached.
+constexpr double kCachedReadsPerTxn = 0.5;
 
 // Which files innodb_flush_neighbors applies to (ServerProfile::FlushNeighborsDevices): MariaDB flushes
 // neighbours only in a tablespace it finds rotational (fil_space_t::is_rotational in buf0flu.cc, V in
@@ -162,6 +164,47 @@ std::pair<double, double> shape_units_split(const Trace& t) {
   std::pair<double, double> units{0, 0};
   for (const auto& s : statements) (is_select(s.kind) ? units.first : units.second) += kStatementShape.at(statement_name(s.kind));
   return units;
+}
+
+// The statements' server CPU variability (ServerProfile::statement_cpu_scv) from the server's CPU
+// bursts (perf sched) in the runs whose pool holds the data: there a server thread runs one burst per
+// statement, from the query's arrival to its reply, with no page read in between. The bursts' SCV
+// mixes the statement kinds' different means (the shape above) with each kind's own spread; with the
+// same SCV c within every kind, SCV_bursts = c (1 + SCV_kinds) + SCV_kinds, so
+// c = (SCV_bursts - SCV_kinds) / (1 + SCV_kinds). NaN without such a run.
+struct StatementScv {
+  double scv = std::nan("");
+  double bursts_scv = std::nan(""), kinds_scv = std::nan("");
+  int runs = 0;
+};
+StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
+  StatementScv out;
+  double bursts = 0, kinds = 0;
+  for (const auto& t : traces) {
+    const auto reads = t.per_txn("Innodb_buffer_pool_reads");
+    if (!t.server_bursts || !reads || *reads > kCachedReadsPerTxn) continue;
+    SysbenchOptions o = sysbench_options_for(t);
+    o.tables = 1;
+    o.table_size = 1000;
+    std::mt19937_64 rng(1);
+    std::vector<Statement> statements;
+    SysbenchMix(o).next(rng, statements);
+    double sum = 0, sumsq = 0;
+    for (const auto& st : statements) {
+      const double w = kStatementShape.at(statement_name(st.kind));
+      sum += w;
+      sumsq += w * w;
+    }
+    const double m = sum / statements.size();
+    kinds += sumsq / statements.size() / (m * m) - 1;
+    bursts += t.server_bursts->scv;
+    ++out.runs;
+  }
+  if (out.runs == 0) return out;
+  out.bursts_scv = bursts / out.runs;
+  out.kinds_scv = kinds / out.runs;
+  out.scv = std::max(0.0, (out.bursts_scv - out.kinds_scv) / (1 + out.kinds_scv));
+  return out;
 }
 
 std::string fmt_us(double seconds) {
@@ -694,6 +737,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   if (!background.empty())
     p << "  background_per_txn: " << fmt_us(background.per_txn_s)
       << "  # background threads' CPU per transaction beyond the page writes (purge, task pool), by thread\n";
+  const StatementScv statement_scv = statement_scv_from_bursts(background_traces);
+  if (!std::isnan(statement_scv.scv))
+    p << "statement_cpu_scv: " << statement_scv.scv << "  # measured: the server's CPU bursts in " << statement_scv.runs
+      << " cached runs (perf sched), SCV " << statement_scv.bursts_scv << ", less the statement kinds' spread " << statement_scv.kinds_scv << "\n";
   p << "serial_section: 0us\n";
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";

@@ -338,7 +338,7 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   return r;
 }
 
-CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file) {
+CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file, const std::vector<std::string>& only_commands) {
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
@@ -359,6 +359,7 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
       return f[i];
     };
     if (line.empty() || col("what") != "run") continue;
+    if (!only_commands.empty() && std::find(only_commands.begin(), only_commands.end(), col("comm")) == only_commands.end()) continue;
     double count = 0, mean = 0, scv = 0;
     try {
       count = std::stod(col("count"));
@@ -531,7 +532,9 @@ Trace load_trace(const std::string& dir) {
   if (fs::exists(bursts)) {
     // A diagnostic file: a broken one costs its comparison, not the trace.
     try {
-      t.cpu_bursts = parse_perf_sched_bursts(slurp(bursts.string()), bursts.string());
+      const std::string text = slurp(bursts.string());
+      t.cpu_bursts = parse_perf_sched_bursts(text, bursts.string());
+      t.server_bursts = parse_perf_sched_bursts(text, bursts.string(), {"mariadbd", "mysqld"});
     } catch (const InputError& e) {
       std::fprintf(stderr, "poolsim: warning: %s (the trace's CPU bursts are left out)\n", e.what());
     }

@@ -102,6 +102,7 @@ struct Trace {
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
   std::optional<CpuBursts> cpu_bursts;  // perf_sched_bursts.tsv, when recorded
+  std::optional<CpuBursts> server_bursts;  // the same, the server's own threads only (mariadbd, mysqld)
   std::optional<ServerThreadsCpu> server_threads;  // perf_sched_timehist.tsv, when recorded
   // CPU bursts per transaction: the bursts over the perf sched window (capture.perf_sched_s) times
   // the measured TPS; nullopt without both.
@@ -119,7 +120,8 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
-CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file);
+// `only_commands`: pool only these commands' rows (empty: every command).
+CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file, const std::vector<std::string>& only_commands = {});
 ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::string& file, int connections);
 Trace load_trace(const std::string& dir);
 

@@ -445,6 +445,14 @@ void InnodbServer::log_free_check(ClientThread& t) {
   t.breakdown.free_page_wait_s += now() - start;
 }
 
+double InnodbServer::statement_cpu(ClientThread& t, StatementKind kind) {
+  const double mean_s = profile_.statement_cpu_s[static_cast<int>(kind)];
+  const double scv = profile_.statement_cpu_scv;
+  if (scv <= 0 || mean_s <= 0) return mean_s;  // no draw: the thread's random stream stays as it was
+  // Gamma with the kind's mean and the profile's SCV: shape 1/SCV, scale mean x SCV.
+  return std::gamma_distribution<double>(1.0 / scv, mean_s * scv)(t.rng);
+}
+
 bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThread& t) {
   std::uint64_t txn_lsn = 0;
   double excess_threads = std::max(0, client_threads_ - node_.host->get_core_count());
@@ -468,7 +476,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     // BEGIN and COMMIT cost their CPU here; a statement that enters InnoDB costs it inside (below),
     // where an innodb_thread_concurrency slot covers it.
     const bool enters = s.kind != StatementKind::Begin && s.kind != StatementKind::Commit;
-    if (!enters) t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
+    if (!enters) t.pending_cpu_s += statement_cpu(t, s.kind);
     if (profile_.serial_section_s > 0) {
       // A section one thread at a time (global latches): its queueing is a pure delay. The statement
       // reaches it once the work booked before it in this burst has run (uncontended), not at the
@@ -484,7 +492,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     if (s.kind == StatementKind::Begin) continue;
     if (s.kind == StatementKind::Commit) break;
     enter_innodb(t);
-    t.pending_cpu_s += profile_.statement_cpu_s[static_cast<int>(s.kind)];
+    t.pending_cpu_s += statement_cpu(t, s.kind);
     const auto& table = layout_.table(static_cast<int>(s.table));
     if (is_write(s.kind)) {
       log_free_check(t);

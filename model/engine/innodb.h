@@ -116,6 +116,8 @@ private:
   // page freed as its write completes.
   bool mariadb_lru_flushing() const { return profile_.free_page_policy == ServerProfile::FreePagePolicy::WaitForPageCleaner; }
   bool doublewrite_on() const { return config_.doublewrite && !(config_.atomic_writes && node_.storage->atomic_writes()); }
+  // One statement's server CPU: its kind's mean, or a draw about it (profile statement_cpu_scv).
+  double statement_cpu(ClientThread& t, StatementKind kind);
   void lock_row(ClientThread& t, std::uint64_t key);
   void release_locks(ClientThread& t);
   void log_free_check(ClientThread& t);

@@ -15,6 +15,10 @@ struct ServerProfile {
   // CPU per statement on the server, in seconds of a reference core (parse, optimise, execute,
   // protocol), by statement kind; ranges add per-row costs.
   std::array<double, kStatementKinds> statement_cpu_s{};
+  // The variability of one statement's server CPU about its kind's mean (squared coefficient of
+  // variation; 0: every statement costs its mean). Drawn from a gamma distribution per statement.
+  // calibrate measures it from the server's CPU bursts in cached runs (perf sched).
+  double statement_cpu_scv = 0;
   double range_row_cpu_s = 0;
   double page_hit_cpu_s = 0;     // buffer pool lookup and latch per page touched
   double page_read_cpu_s = 0;    // issuing and completing a read, excluding the checksum
