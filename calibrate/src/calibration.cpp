@@ -153,16 +153,20 @@ bool is_select(StatementKind k) {
 
 // The mix of the trace's test and counts in shape units, its SELECTs and the rest (writes, BEGIN,
 // COMMIT) apart: traces of several mixes (a read-only one among them) let the fit scale the two.
-std::pair<double, double> shape_units_split(const Trace& t) {
+// The statements of one transaction of the trace's test (their kinds; the keys do not matter here).
+std::vector<Statement> one_transaction(const Trace& t) {
   SysbenchOptions o = sysbench_options_for(t);
   o.tables = 1;
   o.table_size = 1000;
-  SysbenchMix mix(o);
   std::mt19937_64 rng(1);
   std::vector<Statement> statements;
-  mix.next(rng, statements);
+  SysbenchMix(o).next(rng, statements);
+  return statements;
+}
+
+std::pair<double, double> shape_units_split(const Trace& t) {
   std::pair<double, double> units{0, 0};
-  for (const auto& s : statements) (is_select(s.kind) ? units.first : units.second) += kStatementShape.at(statement_name(s.kind));
+  for (const auto& s : one_transaction(t)) (is_select(s.kind) ? units.first : units.second) += kStatementShape.at(statement_name(s.kind));
   return units;
 }
 
@@ -183,12 +187,7 @@ StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
   for (const auto& t : traces) {
     const auto reads = t.per_txn("Innodb_buffer_pool_reads");
     if (!t.server_bursts || !reads || *reads > kCachedReadsPerTxn) continue;
-    SysbenchOptions o = sysbench_options_for(t);
-    o.tables = 1;
-    o.table_size = 1000;
-    std::mt19937_64 rng(1);
-    std::vector<Statement> statements;
-    SysbenchMix(o).next(rng, statements);
+    const std::vector<Statement> statements = one_transaction(t);
     double sum = 0, sumsq = 0;
     for (const auto& st : statements) {
       const double w = kStatementShape.at(statement_name(st.kind));
