@@ -742,8 +742,8 @@ void InnodbServer::lru_flush_batch() {
       }
       page = previous;
     }
-    for (auto p : tail_dirty) pool_.set_write_fix(p, false);
     free_frame_waiters_.wake_all();
+    // The victims stay write-fixed: the neighbour search skips them, and flush_pages writes them.
     // The later code flushes an LRU victim's neighbours only once the free list holds half its target.
     if (!kept || 2 * pool_.free_frames() >= want) add_flush_neighbors(tail_dirty, /*lru=*/true, max_pages);
     // Kept: the written pages stay in the list, clean, and the next walk frees them.
