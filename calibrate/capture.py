@@ -811,7 +811,22 @@ def host_info():
     with open("/proc/meminfo") as f:
         kb = int(f.readline().split()[1])
     gib = int(round(kb / (1 << 20)))
-    return {"cores": os.cpu_count(), "memory": "%dGiB" % gib}
+    info = {"cores": os.cpu_count(), "memory": "%dGiB" % gib}
+    # The host's CPU: the same VM kind lands on different hosts, whose cores differ by more than
+    # the sysbench cpu probe shows (traces/local-vm/repeat-s14/README.md).
+    cpu = {}
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("model name", "cpu family", "model", "stepping") and key not in cpu:
+                cpu[key] = value.strip()
+            if not line.strip() and cpu:
+                break
+    if cpu:
+        info["cpu_model"] = "%s (family %s, model %s, stepping %s)" % (
+            cpu.get("model name", "?"), cpu.get("cpu family", "?"), cpu.get("model", "?"), cpu.get("stepping", "?"))
+    return info
 
 
 def completion_cpus(dev):

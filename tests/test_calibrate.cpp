@@ -563,6 +563,37 @@ TEST(Trace, PerfSchedBurstsArePooledOverCommands) {
   EXPECT_CONTAINS(e, "no 'run' rows");
 }
 
+TEST(Trace, PerfSchedBurstQuantilesAreKeptForOneCommandOnly) {
+  const std::string header = "comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\n";
+  auto one = parse_perf_sched_bursts(header + "mariadbd\trun\t100\t43.8\t9.5\t28\t81\t153\t35055\n", "q.tsv", {"mariadbd"});
+  EXPECT_DOUBLE_EQ(one.p50_us, 28);
+  EXPECT_DOUBLE_EQ(one.p90_us, 81);
+  EXPECT_DOUBLE_EQ(one.p99_us, 153);
+  // Two commands pooled: their quantiles do not pool, so there are none.
+  auto two = parse_perf_sched_bursts(header + "mariadbd\trun\t100\t40\t1\t30\t80\t150\t900\n"
+                                              "sysbench\trun\t100\t20\t1\t15\t40\t70\t100\n", "q.tsv");
+  EXPECT_TRUE(std::isnan(two.p50_us));
+  // An older file without the columns: moments only.
+  auto old = parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\t10\t5\t1\n", "o.tsv");
+  EXPECT_TRUE(std::isnan(old.p99_us));
+  EXPECT_CONTAINS(error_of([&] { parse_perf_sched_bursts(header + "mariadbd\trun\t100\t40\t1\tx\t80\t150\t900\n", "x.tsv"); }),
+                  "x.tsv:2");
+}
+
+TEST(Calibrate, GammaScvFromQuantilesRecoversTheShape) {
+  // Closed forms: the exponential (SCV 1) has quantiles -ln(1 - p) x mean.
+  EXPECT_NEAR(gamma_scv_from_quantiles(10, 10 * std::log(2.0), 10 * std::log(10.0), 10 * std::log(100.0)), 1.0, 1e-3);
+  // Erlang-2 (SCV 0.5), mean 1: quantiles solve 1 - e^(-2x)(1 + 2x) = p; p50 0.8392, p90 1.9449, p99 3.3192.
+  EXPECT_NEAR(gamma_scv_from_quantiles(1, 0.83917, 1.94486, 3.31917), 0.5, 2e-3);
+  // local-vm/second-host/sched/tmpfs-bp3G-t4: the moments say SCV 9.5 (bursts up to 35 ms), the
+  // body's quantiles about 0.6, as on the first host (1.2 by moments there, max 5 ms).
+  const double body = gamma_scv_from_quantiles(43.8, 28, 81, 153);
+  EXPECT_GT(body, 0.4);
+  EXPECT_LT(body, 0.8);
+  EXPECT_TRUE(std::isnan(gamma_scv_from_quantiles(43.8, std::nan(""), 81, 153)));
+  EXPECT_TRUE(std::isnan(gamma_scv_from_quantiles(0, 28, 81, 153)));
+}
+
 TEST(Trace, ABrokenBurstFileCostsOnlyItsComparison) {
   // perf_sched_bursts.tsv is diagnostic: a header-only one (no command ran 100 times) leaves the
   // trace valid, without CPU bursts; a good one gives bursts per transaction over perf's window.
@@ -724,4 +755,25 @@ TEST(Validate, EachTraceCarriesItsOwnTpsInterval) {
   EXPECT_NEAR(doc["rows"][0]["measured"]["tps_ci95"].get<double>(), expected, 1e-9);
   EXPECT_TRUE(doc["summary"].contains("measured_tps_ci95_pct"));
   EXPECT_CONTAINS(render_validation_table(doc), "measured TPS, 95 % interval");
+}
+
+TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {
+  // A host that moved: the trace's own fio jobs give the device's measured figures, the profile's
+  // entry its fitted host CPU. Here a disk trace carries the tmpfs fio jobs.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "remeasured");
+  std::filesystem::remove_all(dir + "/fio");
+  std::filesystem::copy(kTraces + "/local-vm/tmpfs-bp1G-t4/fio", dir + "/fio");
+  const std::string devices = kTraces + "/local-vm/profile-devices.yaml";
+  YAML::Node fitted = YAML::LoadFile(devices)["local-vm-virtual-disk"];
+  YAML::Node tmpfs = YAML::LoadFile(devices)["local-vm-tmpfs"];
+  YAML::Node doc = YAML::Load(remeasured_devices_yaml({load_trace(dir)}, devices));
+  YAML::Node entry = doc["local-vm-virtual-disk"];
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry["read_latency"].Scalar(), tmpfs["read_latency"].Scalar());
+  EXPECT_EQ(entry["read_iops"].Scalar(), tmpfs["read_iops"].Scalar());
+  EXPECT_EQ(entry["host_cpu_per_io"].Scalar(), fitted["host_cpu_per_io"].Scalar());
+  EXPECT_EQ(entry["host_cpu_per_write"].Scalar(), fitted["host_cpu_per_write"].Scalar());
+  EXPECT_EQ(entry["flush_blocks_io"].Scalar(), "true");  // still the virtual disk's interface
+  // A device the caller already has (an unseen one) is left out.
+  EXPECT_EQ(remeasured_devices_yaml({load_trace(dir)}, devices, {"local-vm-virtual-disk"}), "");
 }

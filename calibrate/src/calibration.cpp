@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <Eigen/Dense>
+#include <unsupported/Eigen/SpecialFunctions>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -170,20 +171,68 @@ std::pair<double, double> shape_units_split(const Trace& t) {
   return units;
 }
 
+// The p-quantile of a gamma distribution of the given shape and mean 1: bisection on its CDF, the
+// regularised lower incomplete gamma function P(k, k x).
+double gamma_quantile_of_unit_mean(double shape, double p) {
+  double lo = 0, hi = 1;
+  while (Eigen::numext::igamma(shape, shape * hi) < p) hi *= 2;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (Eigen::numext::igamma(shape, shape * mid) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+double gamma_scv_from_quantiles(double mean_us, double p50_us, double p90_us, double p99_us) {
+  const double measured[] = {p50_us, p90_us, p99_us};
+  const double levels[] = {0.50, 0.90, 0.99};
+  if (!(mean_us > 0) || !std::all_of(std::begin(measured), std::end(measured), [](double q) { return q > 0 && std::isfinite(q); }))
+    return std::nan("");
+  auto misfit = [&](double log_shape) {
+    double sum = 0;
+    for (int i = 0; i < 3; ++i) sum += std::pow(std::log(gamma_quantile_of_unit_mean(std::exp(log_shape), levels[i]) * mean_us / measured[i]), 2);
+    return sum;
+  };
+  // Golden-section search over log(shape): SCV from 1/50 to 50 covers anything a CPU burst does.
+  const double golden = (std::sqrt(5.0) - 1) / 2;
+  double a = std::log(1.0 / 50), b = std::log(50.0);
+  double c = b - golden * (b - a), d = a + golden * (b - a);
+  double fc = misfit(c), fd = misfit(d);
+  for (int i = 0; i < 80; ++i) {
+    if (fc < fd) {
+      b = d, d = c, fd = fc;
+      c = b - golden * (b - a), fc = misfit(c);
+    } else {
+      a = c, c = d, fc = fd;
+      d = a + golden * (b - a), fd = misfit(d);
+    }
+  }
+  return std::exp(-0.5 * (a + b));
+}
+
+namespace {
+
 // The statements' server CPU variability (ServerProfile::statement_cpu_scv) from the server's CPU
 // bursts (perf sched) in the runs whose pool holds the data: there a server thread runs one burst per
 // statement, from the query's arrival to its reply, with no page read in between. The bursts' SCV
 // mixes the statement kinds' different means (the shape above) with each kind's own spread; with the
 // same SCV c within every kind, SCV_bursts = c (1 + SCV_kinds) + SCV_kinds, so
-// c = (SCV_bursts - SCV_kinds) / (1 + SCV_kinds). NaN without such a run.
+// c = (SCV_bursts - SCV_kinds) / (1 + SCV_kinds). NaN without such a run. SCV_bursts is that of the
+// gamma through the bursts' quantiles when perf_sched_bursts.tsv has them: the moments also carry the
+// server's rare long bursts (up to 35 ms against a 153 us p99 in local-vm/second-host/sched), a few of
+// which make the SCV 8-9 where the body's is 0.5-0.6, and a gamma with that SCV puts the mass of a
+// statement's CPU in a rare huge draw, which is not what the server does.
 struct StatementScv {
   double scv = std::nan("");
   double bursts_scv = std::nan(""), kinds_scv = std::nan("");
-  int runs = 0;
+  double moments_scv = std::nan("");  // the bursts' SCV from their moments, for the record
+  int runs = 0, from_quantiles = 0;
 };
 StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
   StatementScv out;
-  double bursts = 0, kinds = 0;
+  double bursts = 0, kinds = 0, moments = 0;
   for (const auto& t : traces) {
     const auto reads = t.per_txn("Innodb_buffer_pool_reads");
     if (!t.server_bursts || !reads || *reads > kCachedReadsPerTxn) continue;
@@ -196,10 +245,15 @@ StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
     }
     const double m = sum / statements.size();
     kinds += sumsq / statements.size() / (m * m) - 1;
-    bursts += t.server_bursts->scv;
+    const CpuBursts& b = *t.server_bursts;
+    const double body_scv = gamma_scv_from_quantiles(b.mean_us, b.p50_us, b.p90_us, b.p99_us);
+    bursts += std::isnan(body_scv) ? b.scv : body_scv;
+    out.from_quantiles += !std::isnan(body_scv);
+    moments += b.scv;
     ++out.runs;
   }
   if (out.runs == 0) return out;
+  out.moments_scv = moments / out.runs;
   out.bursts_scv = bursts / out.runs;
   out.kinds_scv = kinds / out.runs;
   out.scv = std::max(0.0, (out.bursts_scv - out.kinds_scv) / (1 + out.kinds_scv));
@@ -739,7 +793,11 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const StatementScv statement_scv = statement_scv_from_bursts(background_traces);
   if (!std::isnan(statement_scv.scv))
     p << "statement_cpu_scv: " << statement_scv.scv << "  # measured: the server's CPU bursts in " << statement_scv.runs
-      << " cached runs (perf sched), SCV " << statement_scv.bursts_scv << ", less the statement kinds' spread " << statement_scv.kinds_scv << "\n";
+      << " cached runs (perf sched), SCV " << statement_scv.bursts_scv
+      << (statement_scv.from_quantiles == statement_scv.runs ? " (a gamma through their p50/p90/p99; their moments' "
+                                                              : " (their moments'; the moments' ")
+      << statement_scv.moments_scv << ")"
+      << ", less the statement kinds' spread " << statement_scv.kinds_scv << "\n";
   p << "serial_section: 0us\n";
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";

@@ -22,6 +22,12 @@ struct CalibrationOutput {
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name,
                             const std::vector<Trace>& background_traces = {});
 
+// The SCV (1 / shape) of the gamma distribution whose p50, p90 and p99, as multiples of its mean,
+// are closest (least squares in logs) to the measured ones over `mean_us`: a spread that a few rare,
+// very long bursts (another thread's, 100x the p99) do not swamp as they do the moments. NaN when a
+// figure is missing or not positive.
+double gamma_scv_from_quantiles(double mean_us, double p50_us, double p90_us, double p99_us);
+
 // Where the device catalogue fitted with a profile lives: <profile stem>-devices.yaml beside it.
 std::string devices_file_for(const std::string& profile_path);
 

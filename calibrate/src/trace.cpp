@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cmath>
 #include <cerrno>
@@ -344,6 +345,8 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   int line_no = 0;
   std::vector<std::string> header;
   double n = 0, sum = 0, sumsq = 0;
+  int rows = 0;
+  std::array<double, 3> quantiles{};
   while (std::getline(in, line)) {
     ++line_no;
     const std::vector<std::string> f = tab_fields(line);
@@ -361,6 +364,17 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
     if (line.empty() || col("what") != "run") continue;
     if (!only_commands.empty() && std::find(only_commands.begin(), only_commands.end(), col("comm")) == only_commands.end()) continue;
     double count = 0, mean = 0, scv = 0;
+    ++rows;
+    quantiles = {std::nan(""), std::nan(""), std::nan("")};
+    const char* quantile_columns[] = {"p50_us", "p90_us", "p99_us"};
+    for (int q = 0; q < 3; ++q)
+      if (std::find(header.begin(), header.end(), quantile_columns[q]) != header.end()) try {
+          quantiles[q] = std::stod(col(quantile_columns[q]));
+        } catch (const std::invalid_argument&) {
+          throw InputError({file, line_no, 1}, quantile_columns[q], "not a number");
+        } catch (const std::out_of_range&) {
+          throw InputError({file, line_no, 1}, quantile_columns[q], "out of range");
+        }
     try {
       count = std::stod(col("count"));
       mean = std::stod(col("mean_us"));
@@ -381,6 +395,12 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   b.count = static_cast<std::uint64_t>(n);
   b.mean_us = sum / n;
   b.scv = sumsq / n / (b.mean_us * b.mean_us) - 1;
+  if (rows == 1 && std::all_of(quantiles.begin(), quantiles.end(), [](double q) { return std::isfinite(q) && q > 0; }) &&
+      quantiles[0] <= quantiles[1] && quantiles[1] <= quantiles[2]) {
+    b.p50_us = quantiles[0];
+    b.p90_us = quantiles[1];
+    b.p99_us = quantiles[2];
+  }
   return b;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,6 +78,9 @@ struct CpuBursts {
   std::uint64_t count = 0;
   double mean_us = 0;
   double scv = 0;
+  // The bursts' p50/p90/p99 (NaN unless exactly one command's row was read and has them: quantiles
+  // of different commands do not pool).
+  double p50_us = std::nan(""), p90_us = std::nan(""), p99_us = std::nan("");
 };
 
 // The database server's CPU by thread over the perf sched window (perf_sched_timehist.tsv of

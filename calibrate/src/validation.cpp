@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "calibration.h"
 #include "core/errors.h"
 #include "scenario/scenario.h"
@@ -221,6 +223,31 @@ static std::optional<DeviceAwait> measured_await(const Trace& t) {
   return d;
 }
 
+std::string remeasured_devices_yaml(const std::vector<Trace>& traces, const std::string& devices_file,
+                                    const std::set<std::string>& skip) {
+  YAML::Node fitted = devices_file.empty() ? YAML::Node() : YAML::LoadFile(devices_file);
+  std::set<std::string> done = skip;
+  std::string out;
+  for (const auto& t : traces) {
+    std::string name = device_name_for(t);
+    if (t.fio.empty() || !done.insert(name).second) continue;
+    YAML::Node entry = YAML::Load(device_yaml_from_fio(t, 0.0))[name];
+    if (!entry) continue;
+    if (fitted && fitted[name])
+      for (auto it = fitted[name].begin(); it != fitted[name].end(); ++it)
+        if (it->first.Scalar().rfind("host_cpu_", 0) == 0) entry[it->first.Scalar()] = it->second;
+    entry["description"] = "re-measured by " + std::filesystem::path(t.dir).filename().string() +
+                           "/fio, the profile's fitted host CPU kept";
+    YAML::Node doc;
+    doc[name] = entry;
+    YAML::Emitter e;
+    e << doc;
+    out += std::string(e.c_str()) + "\n";
+  }
+  return out;
+}
+
+
 nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, const ValidationOptions& options) {
   if (options.profile.empty()) throw InputError({"--profile", 0, 0}, "profile", "validating traces needs a profile");
   std::string devices = devices_for(options);
@@ -237,6 +264,7 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
     std::string name = device_name_for(t);
     if (!known.count(name) && added.insert(name).second) unseen += device_yaml_for(t, 0.0);
   }
+  if (options.remeasured_devices) unseen += remeasured_devices_yaml(traces, devices, added);
   std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
   write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);
   catalogues.push_back(extra_devices);

@@ -3,6 +3,7 @@
 // scenario's `validation:` section maps to its own keys and figures).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,17 @@ struct ValidationOptions {
   std::string devices;        // extra device catalogue ("" : <profile stem>-devices.yaml when it exists)
   double duration_s = 0;      // cap on simulated seconds per point (0: a trace's own window, a scenario's max_duration)
   int jobs = 1;               // points simulated in parallel (each in its own child process)
+  // Devices re-measured: a trace's own fio jobs replace the measured figures of the profile's entry
+  // for its device (latency, IOPS, flush), the profile's fitted host CPU kept (a host moved).
+  bool remeasured_devices = false;
 };
+
+struct Trace;
+// --remeasured-devices: for each device of `traces` that the profile's catalogue (`devices_file`) has
+// and `skip` does not name, the first such trace's fio jobs give the measured figures and the
+// profile's entry its fitted host CPU (host_cpu_* keys). A device catalogue, YAML.
+std::string remeasured_devices_yaml(const std::vector<Trace>& traces, const std::string& devices_file,
+                                    const std::set<std::string>& skip = {});
 
 // {"rows": [{"trace", "measured", "predicted", "error_pct", ...}], "summary": {...}}
 nlohmann::ordered_json validate_traces(const std::vector<std::string>& trace_dirs, const ValidationOptions& options);

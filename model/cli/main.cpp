@@ -167,6 +167,8 @@ int main(int argc, char** argv) {
       "validate", "Simulate what was measured (trace directories, or a published table through a scenario) and compare");
   auto* profile_opt = validate->add_option("--profile", validation.profile, "Profile YAML (traces: required)")->check(CLI::ExistingFile);
   validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)");
+  validate->add_flag("--remeasured-devices", validation.remeasured_devices,
+                     "Take each trace's device figures from its own fio jobs, keeping the profile's fitted host CPU (a host that moved)");
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
   auto* scenario_opt = validate->add_option("--scenario", validate_scenario, "Scenario whose `validation:` section maps the table")
                            ->check(CLI::ExistingFile);
