@@ -461,12 +461,13 @@ class PerfSched:
     followed an idle CPU) as perf_sched_timehist.tsv, per command the bursts' distributions
     as perf_sched_bursts.tsv, and with --perf-sched-raw every line of `timehist -w` in WORK."""
 
-    def __init__(self, args, outdir):
+    def __init__(self, args, outdir, connections):
         self.data = os.path.join(args.work, "perf-sched.data")
         self.out = os.path.join(outdir, "perf_sched_latency.txt")
         self.keep_raw = (os.path.join(args.work, os.path.basename(outdir.rstrip("/")).replace(".partial", "") +
                                       "-timehist.txt.gz") if args.perf_sched_raw else None)
         self.proc = None
+        self.connections = connections  # the point's client threads (one server thread each)
         delay = max(0.0, (args.duration - args.perf_sched) / 2.0)
         self.timer = threading.Timer(delay, self._start, (args.perf_sched,))
         self.timer.start()
@@ -512,7 +513,7 @@ class PerfSched:
                     "\tafter_idle\tafter_idle_sch_delay_ms\n")
             for task, a in sorted(sums.items(), key=lambda kv: -kv[1][3]):
                 f.write("%s\t%d\t%.3f\t%.3f\t%.3f\t%d\t%.3f\n" % (task, *a))
-        write_burst_distributions(r.stdout, self.out.replace("latency.txt", "bursts.tsv"))
+        write_burst_distributions(r.stdout, self.out.replace("latency.txt", "bursts.tsv"), self.connections)
         if self.keep_raw:
             # Every switch, for offline analysis (tens of MB: kept in the scratch area, not the trace).
             import gzip
@@ -522,13 +523,20 @@ class PerfSched:
         os.unlink(self.data)
 
 
-def write_burst_distributions(timehist, path):
+SERVER_COMMANDS = ("mariadbd", "mysqld")
+
+
+def write_burst_distributions(timehist, path, connections=0):
     """Per command (all its threads together), the distribution of CPU bursts (run time from
     switch-in to switch-out) and of the wait for a CPU after a wake-up (sch delay), from `perf
     sched timehist` lines: count, mean, squared coefficient of variation (the variability a
     queue's waits scale with: (1 + SCV) / 2 for M/G/c) and quantiles. Commands that ran fewer
-    than 100 times in the window are left out."""
+    than 100 times in the window are left out. With `connections` (the client threads), the
+    server's threads are also split into two derived rows, `<server>:connections` (the
+    `connections` threads that ran longest: one per client) and `<server>:background` (the rest:
+    page cleaner, purge, the task pool), which readers that pool commands must skip."""
     runs, delays = {}, {}
+    by_thread = {}  # server thread id -> (comm, [run us], [delay us])
     for line in timehist.splitlines():
         f = line.split()
         if len(f) < 6 or not f[1].startswith("["):
@@ -542,6 +550,18 @@ def write_burst_distributions(timehist, path):
             continue
         runs.setdefault(comm, []).append(ran * 1e3)     # ms -> us
         delays.setdefault(comm, []).append(delay * 1e3)
+        tid = re.search(r"\[(\d+)", " ".join(f[2:-3]))
+        if connections and comm in SERVER_COMMANDS and tid:
+            t = by_thread.setdefault(tid.group(1), (comm, [], []))
+            t[1].append(ran * 1e3)
+            t[2].append(delay * 1e3)
+    if by_thread:
+        longest = sorted(by_thread, key=lambda k: -sum(by_thread[k][1]))
+        for rank, k in enumerate(longest):
+            comm, r, d = by_thread[k]
+            name = comm + (":connections" if rank < connections else ":background")
+            runs.setdefault(name, []).extend(r)
+            delays.setdefault(name, []).extend(d)
 
     def describe(v):
         v = sorted(v)
@@ -813,7 +833,7 @@ def host_info():
     gib = int(round(kb / (1 << 20)))
     info = {"cores": os.cpu_count(), "memory": "%dGiB" % gib}
     # The host's CPU: the same VM kind lands on different hosts, whose cores differ by more than
-    # the sysbench cpu probe shows (traces/local-vm/repeat-s14/README.md).
+    # the sysbench cpu probe shows (traces/local-vm/second-host/README.md).
     cpu = {}
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -826,6 +846,33 @@ def host_info():
     if cpu:
         info["cpu_model"] = "%s (family %s, model %s, stepping %s)" % (
             cpu.get("model name", "?"), cpu.get("cpu family", "?"), cpu.get("model", "?"), cpu.get("stepping", "?"))
+    # DAMON (kdamond): a guest kernel's proactive reclaim, set up by the VM's image, whose CPU and
+    # long bursts differ by host (traces/local-vm/sched-threads/README.md): "<state> <operations>
+    # <scheme actions>" per kdamond.
+    damon = []
+    root = "/sys/kernel/mm/damon/admin/kdamonds"
+    try:
+        for k in sorted(os.listdir(root)):
+            if not k.isdigit():
+                continue
+            def read(*parts):
+                try:
+                    with open(os.path.join(root, k, *parts)) as f:
+                        return f.read().strip()
+                except OSError:
+                    return "?"
+            ctx = os.path.join(root, k, "contexts")
+            ops, actions = [], []
+            for c in sorted(x for x in os.listdir(ctx) if x.isdigit()):
+                ops.append(read("contexts", c, "operations"))
+                schemes = os.path.join(ctx, c, "schemes")
+                actions += [read("contexts", c, "schemes", s_, "action")
+                            for s_ in sorted(x for x in os.listdir(schemes) if x.isdigit())]
+            damon.append(" ".join([read("state"), ",".join(ops) or "-", ",".join(actions) or "-"]))
+    except OSError:
+        pass
+    if damon:
+        info["damon"] = "; ".join(damon)
     return info
 
 
@@ -945,7 +992,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
             srv.sql(PFS_TRUNCATE)
         shutil.copyfile("/proc/diskstats", os.path.join(tmp, "diskstats_before.txt"))
         mdb0 = proc_times(srv.pid)[1]
-        sched = PerfSched(args, tmp) if args.perf_sched else None
+        sched = PerfSched(args, tmp, threads) if args.perf_sched else None
         sampler = CpuSampler([srv.pid])
         measured_start = now_iso()
         log("%s: measured run %ds, %d threads" % (name, args.duration, threads))

@@ -573,6 +573,14 @@ TEST(Trace, PerfSchedBurstQuantilesAreKeptForOneCommandOnly) {
   auto two = parse_perf_sched_bursts(header + "mariadbd\trun\t100\t40\t1\t30\t80\t150\t900\n"
                                               "sysbench\trun\t100\t20\t1\t15\t40\t70\t100\n", "q.tsv");
   EXPECT_TRUE(std::isnan(two.p50_us));
+  // The server's threads split (derived rows): pooled readers skip them, a reader asking for them gets them.
+  const std::string split = header + "mariadbd\trun\t100\t40\t1\t30\t80\t150\t900\n"
+                                     "mariadbd:connections\trun\t80\t45\t0.5\t35\t85\t140\t300\n"
+                                     "mariadbd:background\trun\t20\t20\t9\t5\t30\t800\t900\n";
+  EXPECT_EQ(parse_perf_sched_bursts(split, "s.tsv").count, 100u);
+  auto connections = parse_perf_sched_bursts(split, "s.tsv", {"mariadbd:connections"});
+  EXPECT_EQ(connections.count, 80u);
+  EXPECT_DOUBLE_EQ(connections.p99_us, 140);
   // An older file without the columns: moments only.
   auto old = parse_perf_sched_bursts("comm\twhat\tcount\tmean_us\tscv\nmariadbd\trun\t10\t5\t1\n", "o.tsv");
   EXPECT_TRUE(std::isnan(old.p99_us));

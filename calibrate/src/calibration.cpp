@@ -228,7 +228,7 @@ struct StatementScv {
   double scv = std::nan("");
   double bursts_scv = std::nan(""), kinds_scv = std::nan("");
   double moments_scv = std::nan("");  // the bursts' SCV from their moments, for the record
-  int runs = 0, from_quantiles = 0;
+  int runs = 0, from_quantiles = 0, from_connections = 0;  // runs; of them, with quantiles; with the connection threads' own rows
 };
 StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
   StatementScv out;
@@ -245,7 +245,8 @@ StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
     }
     const double m = sum / statements.size();
     kinds += sumsq / statements.size() / (m * m) - 1;
-    const CpuBursts& b = *t.server_bursts;
+    const CpuBursts& b = t.connection_bursts ? *t.connection_bursts : *t.server_bursts;
+    out.from_connections += t.connection_bursts.has_value();
     const double body_scv = gamma_scv_from_quantiles(b.mean_us, b.p50_us, b.p90_us, b.p99_us);
     bursts += std::isnan(body_scv) ? b.scv : body_scv;
     out.from_quantiles += !std::isnan(body_scv);
@@ -792,7 +793,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
       << "  # background threads' CPU per transaction beyond the page writes (purge, task pool), by thread\n";
   const StatementScv statement_scv = statement_scv_from_bursts(background_traces);
   if (!std::isnan(statement_scv.scv))
-    p << "statement_cpu_scv: " << statement_scv.scv << "  # measured: the server's CPU bursts in " << statement_scv.runs
+    p << "statement_cpu_scv: " << statement_scv.scv << "  # measured: the server"
+      << (statement_scv.from_connections == statement_scv.runs ? "'s connection threads'" : "'s")
+      << " CPU bursts in " << statement_scv.runs
       << " cached runs (perf sched), SCV " << statement_scv.bursts_scv
       << (statement_scv.from_quantiles == statement_scv.runs ? " (a gamma through their p50/p90/p99; their moments' "
                                                               : " (their moments'; the moments' ")

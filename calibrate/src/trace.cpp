@@ -362,7 +362,9 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
       return f[i];
     };
     if (line.empty() || col("what") != "run") continue;
-    if (!only_commands.empty() && std::find(only_commands.begin(), only_commands.end(), col("comm")) == only_commands.end()) continue;
+    if (only_commands.empty() ? col("comm").find(':') != std::string::npos  // a derived row (a command's threads split)
+                              : std::find(only_commands.begin(), only_commands.end(), col("comm")) == only_commands.end())
+      continue;
     double count = 0, mean = 0, scv = 0;
     ++rows;
     quantiles = {std::nan(""), std::nan(""), std::nan("")};
@@ -555,6 +557,8 @@ Trace load_trace(const std::string& dir) {
       const std::string text = slurp(bursts.string());
       t.cpu_bursts = parse_perf_sched_bursts(text, bursts.string());
       t.server_bursts = parse_perf_sched_bursts(text, bursts.string(), {"mariadbd", "mysqld"});
+      if (text.find(":connections\trun\t") != std::string::npos)
+        t.connection_bursts = parse_perf_sched_bursts(text, bursts.string(), {"mariadbd:connections", "mysqld:connections"});
     } catch (const InputError& e) {
       std::fprintf(stderr, "poolsim: warning: %s (the trace's CPU bursts are left out)\n", e.what());
     }

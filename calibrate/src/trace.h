@@ -107,6 +107,9 @@ struct Trace {
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
   std::optional<CpuBursts> cpu_bursts;  // perf_sched_bursts.tsv, when recorded
   std::optional<CpuBursts> server_bursts;  // the same, the server's own threads only (mariadbd, mysqld)
+  // The server's connection threads only (rows `mariadbd:connections`, capture.py since session 15):
+  // one per client thread, those that ran longest; without the background threads' bursts.
+  std::optional<CpuBursts> connection_bursts;
   std::optional<ServerThreadsCpu> server_threads;  // perf_sched_timehist.tsv, when recorded
   // CPU bursts per transaction: the bursts over the perf sched window (capture.perf_sched_s) times
   // the measured TPS; nullopt without both.
