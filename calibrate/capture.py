@@ -524,6 +524,9 @@ class PerfSched:
 
 
 SERVER_COMMANDS = ("mariadbd", "mysqld")
+# A "long" CPU burst: over 1 ms, ~4x the p99 of a connection thread's burst on the VM
+# (traces/local-vm/sched-threads/README.md): beyond the statements' gamma body.
+LONG_BURST_US = 1000.0
 
 
 def write_burst_distributions(timehist, path, connections=0):
@@ -531,7 +534,8 @@ def write_burst_distributions(timehist, path, connections=0):
     switch-in to switch-out) and of the wait for a CPU after a wake-up (sch delay), from `perf
     sched timehist` lines: count, mean, squared coefficient of variation (the variability a
     queue's waits scale with: (1 + SCV) / 2 for M/G/c) and quantiles. Commands that ran fewer
-    than 100 times in the window are left out. With `connections` (the client threads), the
+    than 100 times in the window are left out; long_count / long_mean_us count the bursts (or
+    waits) over LONG_BURST_US. With `connections` (the client threads), the
     server's threads are also split into two derived rows, `<server>:connections` (the
     `connections` threads that ran longest: one per client) and `<server>:background` (the rest:
     page cleaner, purge, the task pool), which readers that pool commands must skip."""
@@ -569,16 +573,18 @@ def write_burst_distributions(timehist, path, connections=0):
         mean = sum(v) / n
         var = sum((x - mean) ** 2 for x in v) / n
         q = lambda p: v[min(n - 1, int(p * n))]
-        return [n, mean, var / mean ** 2 if mean > 0 else 0.0, q(0.5), q(0.9), q(0.99), v[-1]]
+        long = [x for x in v if x > LONG_BURST_US]
+        return [n, mean, var / mean ** 2 if mean > 0 else 0.0, q(0.5), q(0.9), q(0.99), v[-1],
+                len(long), sum(long) / len(long) if long else 0.0]
 
     with open(path, "w") as f:
-        f.write("comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\n")
+        f.write("comm\twhat\tcount\tmean_us\tscv\tp50_us\tp90_us\tp99_us\tmax_us\tlong_count\tlong_mean_us\n")
         for comm in sorted(runs, key=lambda c: -sum(runs[c])):
             if len(runs[comm]) < 100:
                 continue
             for what, v in (("run", runs[comm]), ("sch_delay", delays[comm])):
                 d = describe(v)
-                f.write("%s\t%s\t%d\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\n" % (comm, what, *d))
+                f.write("%s\t%s\t%d\t%.1f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%d\t%.1f\n" % (comm, what, *d))
 
 
 def preload(args, srv):

@@ -785,3 +785,30 @@ TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {
   // A device the caller already has (an unseen one) is left out.
   EXPECT_EQ(remeasured_devices_yaml({load_trace(dir)}, devices, {"local-vm-virtual-disk"}), "");
 }
+
+TEST(Calibrate, TheStatementTailComesFromTheConnectionThreadsLongBursts) {
+  // traces/local-vm/sched-threads: three cached runs whose perf_sched_bursts.tsv split the server's
+  // threads and count the bursts over 1 ms. The tail's share is the mean over the runs of the
+  // connection threads' CPU in them (520.4 / 12,098.0, 534.1 / 13,652.1, 614.5 / 13,749.9 ms of run
+  // time: 4.23 %), its mean their total over their count (1,669.0 ms / 441 = 3.78 ms); the body's SCV
+  // is the gamma's through the connection rows' quantiles, not the server row's.
+  std::vector<Trace> traces, background;
+  for (const auto& name : local_vm_fit_traces()) traces.push_back(load_trace(kTraces + "/local-vm/" + name));
+  for (const char* name : {"disk-bp3G-t4", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16"})
+    background.push_back(load_trace(kTraces + "/local-vm/sched-threads/" + name));
+  ASSERT_TRUE(background[0].connection_bursts.has_value());
+  EXPECT_EQ(background[0].connection_bursts->long_count, 149);
+  auto fit = calibrate(traces, "tail", background);
+  EXPECT_CONTAINS(fit.profile_yaml, "connection threads' CPU bursts in 3 cached runs");
+  std::string path = temp_path("tail-fit.yaml");
+  std::ofstream(path) << fit.profile_yaml;
+  auto p = load_profile(path);
+  EXPECT_NEAR(p.statement_cpu_tail_share, (520.4 / 12098.0 + 534.1 / 13652.1 + 614.5 / 13749.9) / 3, 0.002);
+  EXPECT_NEAR(p.statement_cpu_tail_mean_s, 1669.0e-3 / 441, 0.01e-3);
+  EXPECT_GT(p.statement_cpu_scv, 0.3);
+  EXPECT_LT(p.statement_cpu_scv, 0.6);
+  // Background runs without the split rows (the committed fit sets') give no tail.
+  std::vector<Trace> old_runs;
+  for (const char* name : {"disk-bp3G-t4", "tmpfs-bp3G-t4"}) old_runs.push_back(load_trace(kTraces + "/local-vm/sched/" + name));
+  EXPECT_EQ(calibrate(traces, "no-tail", old_runs).profile_yaml.find("statement_cpu_tail"), std::string::npos);
+}

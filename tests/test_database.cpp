@@ -606,6 +606,59 @@ TEST(Database, StatementCpuVariabilitySpreadsTheLatencyAsASumOfGammas) {
   EXPECT_LT(lat0["p95"].get<double>() - lat0["mean"].get<double>(), 0.25 * spread_ms);
 }
 
+TEST(Database, StatementCpuTailKeepsTheMeanAndMovesTheP99AsItsDraws) {
+  // statement_cpu_tail: a share of each statement's mean CPU moved into rare exponential bursts.
+  // One thread, cached, no fsync per commit, as above: the mean stays, and the 99th percentile
+  // moves out by what the sum of one transaction's draws (body and tail, Monte Carlo) gives.
+  const double scv = 0.42, share = 0.2, burst_ms = 2.0;  // a tail in ~15 % of the transactions: p99 well inside it
+  const std::string base =
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: ram-tmpfs}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, rand_type: uniform, threads: 1}\n"
+      "simulation: {warmup: 1s, batch: 1s, min_batches: 40, max_duration: 40s}\n";
+  auto point = [&](double tail_share) {
+    const std::string profile = mariadb_profile_with("tail-" + std::to_string(tail_share) + ".yaml",
+        "{statement_cpu_scv: " + std::to_string(scv) + ", statement_cpu_tail: {share: " + std::to_string(tail_share) +
+            ", mean: " + std::to_string(burst_ms) + "ms}}");
+    return scenario_from(base + "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
+  };
+  const auto body_only = point(0);
+  auto r = run_points({body_only, point(share)}, 2);
+  const auto& lat0 = r[0]["latency_ms"];
+  const auto& lat1 = r[1]["latency_ms"];
+  EXPECT_NEAR(lat1["mean"].get<double>(), lat0["mean"].get<double>(), 0.03 * lat0["mean"].get<double>());
+  const auto& profile = body_only.profile;
+  SysbenchOptions o;
+  o.tables = 2;
+  o.table_size = 10000;
+  o.rand_type = "uniform";
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(11);
+  std::vector<Statement> statements;
+  mix.next(rng, statements);
+  std::vector<double> sums;
+  for (int i = 0; i < 400000; ++i) {
+    double sum = 0;
+    for (const auto& st : statements) {
+      const double m = profile.statement_cpu_s[static_cast<int>(st.kind)];
+      if (m <= 0) continue;
+      sum += std::gamma_distribution<double>(1.0 / scv, m * (1 - share) * scv)(rng);
+      if (std::uniform_real_distribution<double>(0, 1)(rng) < share * m / (burst_ms * 1e-3))
+        sum += std::exponential_distribution<double>(1.0 / (burst_ms * 1e-3))(rng);
+    }
+    sums.push_back(sum * 1e3 / body_only.compute.core_speed);
+  }
+  std::sort(sums.begin(), sums.end());
+  double mean = 0;
+  for (double x : sums) mean += x / sums.size();
+  const double spread_ms = sums[static_cast<size_t>(0.99 * sums.size())] - mean;
+  const double simulated_ms = lat1["p99"].get<double>() - lat1["mean"].get<double>();
+  std::cout << "p99 - mean: simulated " << simulated_ms << " ms, sum of draws " << spread_ms << " ms, body only "
+            << lat0["p99"].get<double>() - lat0["mean"].get<double>() << " ms\n";
+  EXPECT_NEAR(simulated_ms, spread_ms, 0.25 * spread_ms);
+  EXPECT_GT(simulated_ms, 1.5 * (lat0["p99"].get<double>() - lat0["mean"].get<double>()));
+}
+
 TEST(Database, ThePoolsFramesAreItsPagesLessTheDescriptors) {
   // pool_frames_ratio: MariaDB 10.11 gives 64,896 frames to a 1 GiB pool (0.990234 of 65,536).
   const std::string profile = mariadb_profile_with("frames-profile.yaml", "{pool_frames_ratio: 0.990234}");

@@ -229,10 +229,14 @@ struct StatementScv {
   double bursts_scv = std::nan(""), kinds_scv = std::nan("");
   double moments_scv = std::nan("");  // the bursts' SCV from their moments, for the record
   int runs = 0, from_quantiles = 0, from_connections = 0;  // runs; of them, with quantiles; with the connection threads' own rows
+  // The long bursts (over 1 ms) of the connection threads, when their rows count them: the share of
+  // the connection threads' CPU in them (mean over the runs) and their mean length.
+  double tail_share = std::nan(""), tail_mean_us = std::nan("");
+  int tail_runs = 0;
 };
 StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
   StatementScv out;
-  double bursts = 0, kinds = 0, moments = 0;
+  double bursts = 0, kinds = 0, moments = 0, tail_share = 0, tail_bursts = 0, tail_us = 0;
   for (const auto& t : traces) {
     const auto reads = t.per_txn("Innodb_buffer_pool_reads");
     if (!t.server_bursts || !reads || *reads > kCachedReadsPerTxn) continue;
@@ -251,7 +255,17 @@ StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
     bursts += std::isnan(body_scv) ? b.scv : body_scv;
     out.from_quantiles += !std::isnan(body_scv);
     moments += b.scv;
+    if (t.connection_bursts && std::isfinite(b.long_count) && b.count > 0 && b.mean_us > 0) {
+      tail_share += b.long_count * b.long_mean_us / (static_cast<double>(b.count) * b.mean_us);
+      tail_bursts += b.long_count;
+      tail_us += b.long_count * b.long_mean_us;
+      ++out.tail_runs;
+    }
     ++out.runs;
+  }
+  if (out.tail_runs > 0 && tail_bursts > 0) {
+    out.tail_share = tail_share / out.tail_runs;
+    out.tail_mean_us = tail_us / tail_bursts;
   }
   if (out.runs == 0) return out;
   out.moments_scv = moments / out.runs;
@@ -801,6 +815,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
                                                               : " (their moments'; the moments' ")
       << statement_scv.moments_scv << ")"
       << ", less the statement kinds' spread " << statement_scv.kinds_scv << "\n";
+  if (!std::isnan(statement_scv.tail_share))
+    p << "statement_cpu_tail: {share: " << statement_scv.tail_share << ", mean: " << fmt_us(statement_scv.tail_mean_us * 1e-6)
+      << "}  # measured: the connection threads' bursts over 1 ms in " << statement_scv.tail_runs
+      << " cached runs (perf sched): their share of the threads' CPU and their mean length\n";
   p << "serial_section: 0us\n";
   p << "oversubscription_cpu: " << fmt_us(beta(k_column) + client_excess_s) << "  # server k + client b\n";
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";

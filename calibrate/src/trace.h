@@ -81,6 +81,9 @@ struct CpuBursts {
   // The bursts' p50/p90/p99 (NaN unless exactly one command's row was read and has them: quantiles
   // of different commands do not pool).
   double p50_us = std::nan(""), p90_us = std::nan(""), p99_us = std::nan("");
+  // The bursts over 1 ms (capture.py's LONG_BURST_US; columns long_count, long_mean_us since session
+  // 15): how many and their mean (NaN as the quantiles).
+  double long_count = std::nan(""), long_mean_us = std::nan("");
 };
 
 // The database server's CPU by thread over the perf sched window (perf_sched_timehist.tsv of

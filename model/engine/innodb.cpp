@@ -448,9 +448,19 @@ void InnodbServer::log_free_check(ClientThread& t) {
 double InnodbServer::statement_cpu(ClientThread& t, StatementKind kind) {
   const double mean_s = profile_.statement_cpu_s[static_cast<int>(kind)];
   const double scv = profile_.statement_cpu_scv;
-  if (scv <= 0 || mean_s <= 0) return mean_s;  // no draw: the thread's random stream stays as it was
-  // Gamma with the kind's mean and the profile's SCV: shape 1/SCV, scale mean x SCV.
-  return std::gamma_distribution<double>(1.0 / scv, mean_s * scv)(t.rng);
+  const double tail_share = profile_.statement_cpu_tail_mean_s > 0 ? profile_.statement_cpu_tail_share : 0.0;
+  if (mean_s <= 0 || (scv <= 0 && tail_share <= 0)) return mean_s;  // no draw: the thread's random stream stays as it was
+  // The body: gamma with the kind's mean less the tail's share, and the profile's SCV (shape 1/SCV,
+  // scale mean x SCV).
+  const double body_mean_s = mean_s * (1 - tail_share);
+  double cpu_s = scv > 0 ? std::gamma_distribution<double>(1.0 / scv, body_mean_s * scv)(t.rng) : body_mean_s;
+  // The tail: a long burst with the probability that keeps the mean (share x mean = p x burst mean).
+  if (tail_share > 0) {
+    const double p = tail_share * mean_s / profile_.statement_cpu_tail_mean_s;
+    if (std::uniform_real_distribution<double>(0.0, 1.0)(t.rng) < p)
+      cpu_s += std::exponential_distribution<double>(1.0 / profile_.statement_cpu_tail_mean_s)(t.rng);
+  }
+  return cpu_s;
 }
 
 bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThread& t) {

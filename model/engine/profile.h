@@ -19,6 +19,11 @@ struct ServerProfile {
   // variation; 0: every statement costs its mean). Drawn from a gamma distribution per statement.
   // calibrate measures it from the server's CPU bursts in cached runs (perf sched).
   double statement_cpu_scv = 0;
+  // The long bursts beside that body (perf sched: bursts over 1 ms, ~4 % of the connection threads'
+  // CPU on the VM, up to tens of ms, holding a core): a share of each statement's mean CPU moved into
+  // rare exponential bursts of mean `statement_cpu_tail_mean_s`, so the mean is kept. 0: none.
+  double statement_cpu_tail_share = 0;
+  double statement_cpu_tail_mean_s = 0;
   double range_row_cpu_s = 0;
   double page_hit_cpu_s = 0;     // buffer pool lookup and latch per page touched
   double page_read_cpu_s = 0;    // issuing and completing a read, excluding the checksum

@@ -528,6 +528,10 @@ SpecPtr build_profile_schema() {
       {"oversubscription_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per transaction per client thread beyond the cores (context switches, spin-waits)"), "0us")},
       {"idle_wakeup_cpu", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "CPU per statement round trip when the thread wakes on an idle core (idle exit, inter-processor interrupt; large on VMs)"), "0us")},
       {"statement_cpu_scv", with_default(real(0.0, 100.0, "Squared coefficient of variation of one statement's server CPU about its kind's mean (gamma draws; 0: each costs the mean). calibrate measures it from the server's CPU bursts in cached runs (perf sched)"), "0")},
+      {"statement_cpu_tail", map({
+           {"share", with_default(real(0.0, 0.5, "Share of a statement's mean server CPU spent in rare long bursts (perf sched: the connection threads' bursts over 1 ms, calibrate/long_bursts.py); the body's mean is reduced by it"), "0")},
+           {"mean", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Mean length of one long burst (exponential), holding a core"), "0us")},
+       }, "Rare long CPU bursts in the statements' path (the tail the gamma body of statement_cpu_scv leaves out)")},
       {"serial_section", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Per statement, time in a one-thread-at-a-time section"), "0us")},
       {"server_cpu_scale", with_default(real(0.01, 100.0, "Multiplies every server CPU cost above (not the client's): a version's CPU per unit of work relative to the profile it was derived from"), "1.0")},
       {"free_page_policy", with_default(one_of({"wait_for_page_cleaner", "single_page_flush"}, "A thread finding no free and no clean page: waits for the page cleaner's LRU batch (MariaDB 10.5+), or writes one LRU page itself, sleeping 10 ms from the third attempt (buf_flush_single_page_from_LRU: MySQL 5.6-8.4, MariaDB <= 10.4)"), "wait_for_page_cleaner")},
@@ -587,6 +591,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.background_cpu_per_txn_s = q(cpu["background_per_txn"], Dimension::Seconds);
   p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);
   p.statement_cpu_scv = doc["statement_cpu_scv"].as<double>();
+  p.statement_cpu_tail_share = doc["statement_cpu_tail"]["share"].as<double>();
+  p.statement_cpu_tail_mean_s = q(doc["statement_cpu_tail"]["mean"], Dimension::Seconds);
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
