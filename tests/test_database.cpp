@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <iterator>
 #include <random>
@@ -555,28 +556,22 @@ TEST(Database, MariadbKeepsWhatItsLruFlushWroteAndTakesYoungNeighbours) {
             << ", neighbours " << db(0, "neighbor_pages_per_txn") << " / " << db(1, "neighbor_pages_per_txn") << "\n";
 }
 
-TEST(Database, StatementCpuVariabilitySpreadsTheLatencyAsASumOfGammas) {
-  // statement_cpu_scv: each statement's server CPU is a gamma draw with its kind's mean. One thread, a
-  // cached pool, no fsync per commit: a transaction's latency is a fixed part plus the sum of its
-  // statements' draws, so the mean stays and the 95th percentile moves out by that sum's own
-  // (computed here by Monte Carlo from the profile's costs). Each point in its own process.
-  const double scv = 1.0;
-  const std::string base =
+// One client thread on a cached pool without an fsync per commit, with a MariaDB profile changed by
+// `profile_changes`: a transaction's latency is a fixed part plus the sum of its statements' CPU.
+Scenario one_thread_cached_point(const std::string& name, const std::string& profile_changes, int seconds) {
+  const std::string profile = mariadb_profile_with(name + ".yaml", profile_changes);
+  return scenario_from(
       "compute: {cores: 2}\n"
       "storage: {kind: local, device: ram-tmpfs}\n"
       "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, rand_type: uniform, threads: 1}\n"
-      "simulation: {warmup: 1s, batch: 1s, min_batches: 20, max_duration: 20s}\n";
-  auto point = [&](double c) {
-    const std::string profile = mariadb_profile_with("scv-" + std::to_string(c) + ".yaml", "{statement_cpu_scv: " + std::to_string(c) + "}");
-    return scenario_from(base + "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
-  };
-  const auto fixed = point(0);
-  auto r = run_points({fixed, point(scv)}, 2);
-  const auto& lat0 = r[0]["latency_ms"];
-  const auto& lat1 = r[1]["latency_ms"];
-  EXPECT_NEAR(lat1["mean"].get<double>(), lat0["mean"].get<double>(), 0.03 * lat0["mean"].get<double>());
-  // The sum of one transaction's statement draws, in ms of this host's cores.
-  const auto& profile = fixed.profile;
+      "simulation: {warmup: 1s, batch: 1s, min_batches: " + std::to_string(seconds) + ", max_duration: " + std::to_string(seconds) + "s}\n"
+      "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
+}
+
+// By Monte Carlo, one oltp_read_write transaction's statement CPU summed, `draws` times, in ms of the
+// point's cores, each statement's CPU drawn by `draw(mean_s, rng)`; returned sorted.
+std::vector<double> transaction_cpu_sums_ms(const Scenario& point, int draws,
+                                            const std::function<double(double, std::mt19937_64&)>& draw) {
   SysbenchOptions o;
   o.tables = 2;
   o.table_size = 10000;
@@ -586,18 +581,39 @@ TEST(Database, StatementCpuVariabilitySpreadsTheLatencyAsASumOfGammas) {
   std::vector<Statement> statements;
   mix.next(rng, statements);
   std::vector<double> sums;
-  for (int i = 0; i < 200000; ++i) {
+  for (int i = 0; i < draws; ++i) {
     double sum = 0;
     for (const auto& st : statements) {
-      const double m = profile.statement_cpu_s[static_cast<int>(st.kind)];
-      if (m > 0) sum += std::gamma_distribution<double>(1.0 / scv, m * scv)(rng);
+      const double m = point.profile.statement_cpu_s[static_cast<int>(st.kind)];
+      if (m > 0) sum += draw(m, rng);
     }
-    sums.push_back(sum * 1e3 / fixed.compute.core_speed);
+    sums.push_back(sum * 1e3 / point.compute.core_speed);
   }
   std::sort(sums.begin(), sums.end());
+  return sums;
+}
+
+// Quantile q of sorted `sums` less their mean.
+double spread_above_mean(const std::vector<double>& sums, double q) {
   double mean = 0;
   for (double x : sums) mean += x / sums.size();
-  const double spread_ms = sums[static_cast<size_t>(0.95 * sums.size())] - mean;
+  return sums[static_cast<size_t>(q * sums.size())] - mean;
+}
+
+TEST(Database, StatementCpuVariabilitySpreadsTheLatencyAsASumOfGammas) {
+  // statement_cpu_scv: each statement's server CPU is a gamma draw with its kind's mean. One thread, a
+  // cached pool, no fsync per commit: a transaction's latency is a fixed part plus the sum of its
+  // statements' draws, so the mean stays and the 95th percentile moves out by that sum's own
+  // (computed here by Monte Carlo from the profile's costs). Each point in its own process.
+  const double scv = 1.0;
+  const auto fixed = one_thread_cached_point("scv-0", "{statement_cpu_scv: 0}", 20);
+  auto r = run_points({fixed, one_thread_cached_point("scv-1", "{statement_cpu_scv: 1.0}", 20)}, 2);
+  const auto& lat0 = r[0]["latency_ms"];
+  const auto& lat1 = r[1]["latency_ms"];
+  EXPECT_NEAR(lat1["mean"].get<double>(), lat0["mean"].get<double>(), 0.03 * lat0["mean"].get<double>());
+  const double spread_ms = spread_above_mean(transaction_cpu_sums_ms(fixed, 200000, [&](double m, std::mt19937_64& rng) {
+    return std::gamma_distribution<double>(1.0 / scv, m * scv)(rng);
+  }), 0.95);
   const double simulated_ms = lat1["p95"].get<double>() - lat1["mean"].get<double>();
   std::cout << "p95 - mean: simulated " << simulated_ms << " ms, sum of gammas " << spread_ms << " ms, without draws "
             << lat0["p95"].get<double>() - lat0["mean"].get<double>() << " ms\n";
@@ -610,48 +626,18 @@ TEST(Database, StatementCpuTailKeepsTheMeanAndMovesTheP99AsItsDraws) {
   // statement_cpu_tail: a share of each statement's mean CPU moved into rare exponential bursts.
   // One thread, cached, no fsync per commit, as above: the mean stays, and the 99th percentile
   // moves out by what the sum of one transaction's draws (body and tail, Monte Carlo) gives.
-  const double scv = 0.42, share = 0.2, burst_ms = 2.0;  // a tail in ~15 % of the transactions: p99 well inside it
-  const std::string base =
-      "compute: {cores: 2}\n"
-      "storage: {kind: local, device: ram-tmpfs}\n"
-      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, rand_type: uniform, threads: 1}\n"
-      "simulation: {warmup: 1s, batch: 1s, min_batches: 40, max_duration: 40s}\n";
-  auto point = [&](double tail_share) {
-    const std::string profile = mariadb_profile_with("tail-" + std::to_string(tail_share) + ".yaml",
-        "{statement_cpu_scv: " + std::to_string(scv) + ", statement_cpu_tail: {share: " + std::to_string(tail_share) +
-            ", mean: " + std::to_string(burst_ms) + "ms}}");
-    return scenario_from(base + "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
-  };
-  const auto body_only = point(0);
-  auto r = run_points({body_only, point(share)}, 2);
+  const double scv = 0.42, share = 0.2, burst_s = 2e-3;  // a tail in ~15 % of the transactions: p99 well inside it
+  const auto body_only = one_thread_cached_point("tail-0", "{statement_cpu_scv: 0.42}", 40);
+  auto r = run_points({body_only, one_thread_cached_point("tail-1", "{statement_cpu_scv: 0.42, statement_cpu_tail: {share: 0.2, mean: 2ms}}", 40)}, 2);
   const auto& lat0 = r[0]["latency_ms"];
   const auto& lat1 = r[1]["latency_ms"];
   EXPECT_NEAR(lat1["mean"].get<double>(), lat0["mean"].get<double>(), 0.03 * lat0["mean"].get<double>());
-  const auto& profile = body_only.profile;
-  SysbenchOptions o;
-  o.tables = 2;
-  o.table_size = 10000;
-  o.rand_type = "uniform";
-  SysbenchMix mix(o);
-  std::mt19937_64 rng(11);
-  std::vector<Statement> statements;
-  mix.next(rng, statements);
-  std::vector<double> sums;
-  for (int i = 0; i < 400000; ++i) {
-    double sum = 0;
-    for (const auto& st : statements) {
-      const double m = profile.statement_cpu_s[static_cast<int>(st.kind)];
-      if (m <= 0) continue;
-      sum += std::gamma_distribution<double>(1.0 / scv, m * (1 - share) * scv)(rng);
-      if (std::uniform_real_distribution<double>(0, 1)(rng) < share * m / (burst_ms * 1e-3))
-        sum += std::exponential_distribution<double>(1.0 / (burst_ms * 1e-3))(rng);
-    }
-    sums.push_back(sum * 1e3 / body_only.compute.core_speed);
-  }
-  std::sort(sums.begin(), sums.end());
-  double mean = 0;
-  for (double x : sums) mean += x / sums.size();
-  const double spread_ms = sums[static_cast<size_t>(0.99 * sums.size())] - mean;
+  const double spread_ms = spread_above_mean(transaction_cpu_sums_ms(body_only, 400000, [&](double m, std::mt19937_64& rng) {
+    double cpu = std::gamma_distribution<double>(1.0 / scv, m * (1 - share) * scv)(rng);
+    if (std::uniform_real_distribution<double>(0, 1)(rng) < share * m / burst_s)
+      cpu += std::exponential_distribution<double>(1.0 / burst_s)(rng);
+    return cpu;
+  }), 0.99);
   const double simulated_ms = lat1["p99"].get<double>() - lat1["mean"].get<double>();
   std::cout << "p99 - mean: simulated " << simulated_ms << " ms, sum of draws " << spread_ms << " ms, body only "
             << lat0["p99"].get<double>() - lat0["mean"].get<double>() << " ms\n";
