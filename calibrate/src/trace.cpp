@@ -346,7 +346,7 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   std::vector<std::string> header;
   double n = 0, sum = 0, sumsq = 0;
   int rows = 0;
-  std::array<double, 5> quantiles{};  // p50, p90, p99, then the long bursts' count and mean
+  std::array<double, 5> optional{};  // the optional columns below: p50, p90, p99, the long bursts' count and mean
   while (std::getline(in, line)) {
     ++line_no;
     const std::vector<std::string> f = tab_fields(line);
@@ -367,15 +367,15 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
       continue;
     double count = 0, mean = 0, scv = 0;
     ++rows;
-    quantiles = {std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")};
-    const char* quantile_columns[] = {"p50_us", "p90_us", "p99_us", "long_count", "long_mean_us"};
-    for (int q = 0; q < 5; ++q)
-      if (std::find(header.begin(), header.end(), quantile_columns[q]) != header.end()) try {
-          quantiles[q] = std::stod(col(quantile_columns[q]));
+    optional = {std::nan(""), std::nan(""), std::nan(""), std::nan(""), std::nan("")};
+    const char* optional_columns[] = {"p50_us", "p90_us", "p99_us", "long_count", "long_mean_us"};
+    for (int c = 0; c < 5; ++c)
+      if (std::find(header.begin(), header.end(), optional_columns[c]) != header.end()) try {
+          optional[c] = std::stod(col(optional_columns[c]));
         } catch (const std::invalid_argument&) {
-          throw InputError({file, line_no, 1}, quantile_columns[q], "not a number");
+          throw InputError({file, line_no, 1}, optional_columns[c], "not a number");
         } catch (const std::out_of_range&) {
-          throw InputError({file, line_no, 1}, quantile_columns[q], "out of range");
+          throw InputError({file, line_no, 1}, optional_columns[c], "out of range");
         }
     try {
       count = std::stod(col("count"));
@@ -397,16 +397,16 @@ CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& fi
   b.count = static_cast<std::uint64_t>(n);
   b.mean_us = sum / n;
   b.scv = sumsq / n / (b.mean_us * b.mean_us) - 1;
-  if (rows == 1 && std::all_of(quantiles.begin(), quantiles.begin() + 3, [](double q) { return std::isfinite(q) && q > 0; }) &&
-      quantiles[0] <= quantiles[1] && quantiles[1] <= quantiles[2]) {
-    b.p50_us = quantiles[0];
-    b.p90_us = quantiles[1];
-    b.p99_us = quantiles[2];
+  if (rows == 1 && std::all_of(optional.begin(), optional.begin() + 3, [](double q) { return std::isfinite(q) && q > 0; }) &&
+      optional[0] <= optional[1] && optional[1] <= optional[2]) {
+    b.p50_us = optional[0];
+    b.p90_us = optional[1];
+    b.p99_us = optional[2];
   }
-  if (rows == 1 && std::isfinite(quantiles[3]) && std::isfinite(quantiles[4]) && quantiles[3] >= 0 && quantiles[4] >= 0 &&
-      quantiles[3] <= n) {
-    b.long_count = quantiles[3];
-    b.long_mean_us = quantiles[4];
+  if (rows == 1 && std::isfinite(optional[3]) && std::isfinite(optional[4]) && optional[3] >= 0 && optional[4] >= 0 &&
+      optional[3] <= n) {
+    b.long_count = optional[3];
+    b.long_mean_us = optional[4];
   }
   return b;
 }
