@@ -20,9 +20,10 @@ struct ValidationOptions {
 };
 
 struct Trace;
-// --remeasured-devices: for each device of `traces` that the profile's catalogue (`devices_file`) has
-// and `skip` does not name, the first such trace's fio jobs give the measured figures and the
-// profile's entry its fitted host CPU (host_cpu_* keys). A device catalogue, YAML.
+// --remeasured-devices: for each device of `traces` with fio jobs that `skip` does not name (validate
+// passes the devices it already added as unseen), the first such trace's fio jobs give the measured
+// figures and the entry of the profile's catalogue (`devices_file`), when it has one, its fitted host
+// CPU (host_cpu_* keys). A device catalogue, YAML.
 std::string remeasured_devices_yaml(const std::vector<Trace>& traces, const std::string& devices_file,
                                     const std::set<std::string>& skip = {});
 
