@@ -1,7 +1,7 @@
 // The S002 seed (scenarios/seeds/mariadb-shannon.yaml): MariaDB 10.1 on a SATA SSD, a Shannon PCIe
 // card (plain, atomic writes, checksums off) and tmpfs. Runs `validate` on the published table
 // (scenarios/seeds/mariadb-shannon.csv) and the two qualitative peaks (no checksums, tmpfs) the
-// table cannot hold. Label `seeds` (~63 s on 2 cores). Thresholds: see the constants below, which
+// table cannot hold. Label `seeds` (~30 s on 2 cores). Thresholds: see the constants below, which
 // are the targets where the model meets them and RATCHETS at the measured error where not.
 #include <gtest/gtest.h>
 
@@ -20,13 +20,14 @@ using namespace poolsim;
 namespace {
 const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
 // RATCHETS at the error measured (scenarios/seeds/README.md, S002), NOT the targets (peaks
-// within 10 %, p99 within 25 %), which the model does not meet. Since the free-page search follows
-// InnoDB (session 4) the PCIe runs are CPU-bound on the chosen 8 cores (peaks too high) and the p99s
-// fell 3-5x (the PCIe one is within its target). Since a SATA flush holds the device (session 5: the
-// ATA standard; it brought MDEV-13845's hold-out from 65.9 % to 25.6 %) the SSD run is slower and its
-// p99 higher (was -14.6 % / +88.5 %). Tighten them as the model improves.
-constexpr double kPeakTpsRatchetPct = 46;   // measured: max 45.1 % (SSD; 44.7 % before the steady-state warm-up), PCIe +41.1, atomic +28.6
-constexpr double kP99RatchetPct = 163;      // measured: max 162.9 % (SSD 89.4 vs 34 ms; PCIe -10.5 %)
+// within 10 %, p99 within 25 %), where the model does not meet them. Session 17: the server's
+// core_speed is fitted on the pcie-atomic peak (that row is a fit, -1.2 %) and points run 20-40 s
+// (4 s gave +-12-27 % intervals); the SATA SSD is kept apart: its flush holding the device (session 5,
+// the ATA standard) leaves it far below the seed at any flush latency of the anchors' 0.9-3.5 ms range.
+constexpr double kPeakTpsRatchetPct = 15;     // PCIe family, measured: PCIe +13.1 % (atomic -1.2 %: fitted)
+constexpr double kSsdPeakTpsRatchetPct = 48;  // SSD, measured: -47.2 % (370 vs ~700)
+constexpr double kP99RatchetPct = 50;         // PCIe family and tmpfs, measured: tmpfs -46.4 % (PCIe +0.1, atomic -18.9, no checksum -25.6)
+constexpr double kSsdP99RatchetPct = 160;     // SSD, measured: +156.7 % (87.3 vs 34 ms)
 constexpr int kPeakThreads = 32;            // the CSV's `peak` rows (validation.columns.threads in the YAML)
 }  // namespace
 
@@ -40,11 +41,13 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
     const std::string variant = row["variant"].get<std::string>();
     if (row["measured"].contains("tps")) {
       peak_tps[variant] = row["predicted"]["tps"].get<double>();
-      EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), kPeakTpsRatchetPct) << row.dump();
+      EXPECT_LE(std::fabs(row["error_pct"]["tps"].get<double>()), variant == "ssd" ? kSsdPeakTpsRatchetPct : kPeakTpsRatchetPct)
+          << row.dump();
     }
     if (row["measured"].contains("p99_ms")) {
       p99_at_8[variant] = row["predicted"]["p99_ms"].get<double>();
-      EXPECT_LE(std::fabs(row["error_pct"]["p99_ms"].get<double>()), kP99RatchetPct) << row.dump();
+      EXPECT_LE(std::fabs(row["error_pct"]["p99_ms"].get<double>()), variant == "ssd" ? kSsdP99RatchetPct : kP99RatchetPct)
+          << row.dump();
     }
   }
   ASSERT_EQ(peak_tps.size(), 3u);
@@ -64,8 +67,10 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
   // Published order of the peaks: SSD < PCIe < atomic < no checksum < tmpfs ("higher but not by much").
   EXPECT_LT(peak_tps["ssd"], peak_tps["pcie"]);
   EXPECT_LT(peak_tps["pcie"], peak_tps["pcie-atomic"]);
-  // Not asserted (not met): atomic < no checksum < tmpfs. CPU-bound at ~2,200 TPS on the chosen 8
-  // cores, the three tie within their CIs (README, S002).
+  // No checksums above atomic (1,780 +-53 vs 1,670 +-42 at 32 threads: the legacy checksum's CPU in a
+  // CPU-bound run). Not asserted (not met): no checksum < tmpfs (tmpfs keeps the doublewrite and its
+  // CPU, 1,669 +-49 at 32 threads; README, S002).
+  EXPECT_LT(peak_tps["pcie-atomic"], peak_tps["pcie-nochecksum"]);
   // Published p99 at 8 threads: SSD 34 > PCIe 13 = no checksum 13 > atomic 12 > tmpfs 10 ms. Not
   // asserted (not met): no checksum > atomic (the model has it below atomic).
   EXPECT_GT(p99_at_8["ssd"], p99_at_8["pcie"]);
