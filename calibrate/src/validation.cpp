@@ -226,11 +226,7 @@ static std::optional<DeviceAwait> measured_await(const Trace& t) {
 std::string remeasured_devices_yaml(const std::vector<Trace>& traces, const std::string& devices_file,
                                     const std::set<std::string>& skip) {
   YAML::Node fitted;
-  if (!devices_file.empty()) try {
-      fitted = YAML::LoadFile(devices_file);
-    } catch (const YAML::Exception& e) {
-      throw InputError({devices_file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
-    }
+  if (!devices_file.empty()) fitted = parse_yaml(read_file(devices_file, {devices_file, 0, 0}, "--devices"), devices_file);
   std::set<std::string> done = skip;
   std::string out;
   for (const auto& t : traces) {
