@@ -786,6 +786,18 @@ TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {
   EXPECT_EQ(remeasured_devices_yaml({load_trace(dir)}, devices, {"local-vm-virtual-disk"}), "");
 }
 
+TEST(Validate, RemeasuredDevicesNameABadOrMissingCatalogue) {
+  // The fitted catalogue beside the profile is an input like any other: a syntax error names its
+  // file and line, a missing file names the file.
+  std::vector<Trace> traces{load_trace(kTraces + "/local-vm/disk-bp1G-t4")};
+  const std::string bad = write_temp("bad-devices.yaml", "local-vm-virtual-disk:\n  read_latency: [74us\n");
+  std::string e = error_of([&] { remeasured_devices_yaml(traces, bad); });
+  EXPECT_CONTAINS(e, "bad-devices.yaml:");
+  const std::string missing = temp_path("no-such-devices.yaml");
+  e = error_of([&] { remeasured_devices_yaml(traces, missing); });
+  EXPECT_CONTAINS(e, "no-such-devices.yaml");
+}
+
 TEST(Calibrate, TheStatementTailComesFromTheConnectionThreadsLongBursts) {
   // traces/local-vm/sched-threads: three cached runs whose perf_sched_bursts.tsv split the server's
   // threads and count the bursts over 1 ms. The tail's share is the mean over the runs of the
