@@ -502,6 +502,11 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   EXPECT_CONTAINS(rw50, "test: oltp\n");
   EXPECT_CONTAINS(rw50, "index_updates: 6");
   EXPECT_CONTAINS(rw50, "non_index_updates: 6");
+  // MariaDB 10.3: one shared doublewrite buffer (one batch at a time, 8 single-page slots); 10.11's
+  // traces keep the unlimited default.
+  EXPECT_CONTAINS(rw50, "doublewrite_files: 1\n");
+  EXPECT_EQ(scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), kTraces + "/local-vm/profile.yaml", {}, 5).find("doublewrite_files"),
+            std::string::npos);
   // A storage.model that is not in the catalogue names the file, line and key.
   std::string dir = copy_trace(kTraces + "/mdev-13845/bp16G-ro-t1", "bad-model");
   std::string meta;

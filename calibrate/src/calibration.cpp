@@ -34,6 +34,19 @@ std::string free_page_policy_of(const std::string& product, const std::string& v
   return "single_page_flush";
 }
 
+// How many doublewrite batches a version writes at once, a feature of the source line: one shared
+// buffer in the system tablespace, one batch at a time (buf_dblwr batch_running) with 8 single-page
+// slots beside it, in MySQL before 8.0.20 (which moved to innodb_doublewrite_files) and MariaDB up to
+// 10.4 (10.5 rewrote the buffer and dropped the single-page flush, MDEV-23399); 0 (not limited) for
+// the others, whose doublewrite the model does not limit.
+int doublewrite_files_of(const std::string& product, const std::string& version) {
+  int major = 0, minor = 0, patch = 0;
+  std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch);
+  if (product == "mariadb") return major < 10 || (major == 10 && minor <= 4) ? 1 : 0;
+  bool before_8_0_20 = major < 8 || (major == 8 && minor == 0 && patch < 20);
+  return before_8_0_20 ? 1 : 0;
+}
+
 // What innodb_max_dirty_pages_pct_lwm = 0 means (ServerProfile::ZeroLwmFlushing): MariaDB 10.5.9
 // (MDEV-24537) made it "refer to innodb_max_dirty_pages_pct", so no flush-list flushing below that;
 // 10.5.7 and 10.5.8 flushed whenever pages were dirty, and MySQL's adaptive flushing ignores it.
@@ -933,6 +946,8 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
+  int doublewrite_files = doublewrite_files_of(t.meta["engine"]["product"].Scalar(), t.meta["engine"]["version"].Scalar());
+  if (doublewrite_files > 0) y << "  doublewrite_files: " << doublewrite_files << "\n";
   y << "  binlog: " << s["binlog"].Scalar() << "\n  sync_binlog: " << s["sync_binlog"].Scalar() << "\n";
   const SysbenchOptions o = sysbench_options_for(t);
   y << "workload:\n  kind: sysbench\n  test: " << o.test << "\n";

@@ -20,6 +20,11 @@ double now() { return sg::Engine::get_clock(); }
 // when the checkpoint age passes 15/16 of the usable redo ("max_modified_age_sync"), and the page
 // cleaner flushes harder past 7/8 ("max_modified_age_async"); the usable redo is ~90 % of the files.
 constexpr std::uint32_t kDoublewriteBatchPages = 120;
+// The shared doublewrite buffer's other 8 pages are the single-page flushes' slots (buf_dblwr_t
+// s_reserved, n_slots = 2 x TRX_SYS_DOUBLEWRITE_BLOCK_SIZE - srv_doublewrite_batch_size in MySQL 5.6-8.0.19
+// and MariaDB <= 10.4): a thread holds one from its doublewrite copy to its tablespace's fsync, and
+// waits for one when all are taken (buf_dblwr_write_single_page).
+constexpr int kDoublewriteSinglePageSlots = 8;
 constexpr double kRedoUsable = 0.9;
 constexpr double kAgeAsync = 7.0 / 8.0;
 constexpr double kAgeSync = 15.0 / 16.0;
@@ -119,6 +124,8 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
   cleaner_mutex_ = sg::Mutex::create();
   cleaner_wakeup_ = sg::ConditionVariable::create();
   if (config.doublewrite_files > 0) doublewrite_slots_ = sg::Semaphore::create(config.doublewrite_files);
+  // The one shared buffer (doublewrite_files 1) has the single-page slots; MySQL 8.0.20+'s files have their own.
+  if (config.doublewrite_files == 1) single_page_slots_ = sg::Semaphore::create(kDoublewriteSinglePageSlots);
   // Files on the volume: the tablespaces (page id x 16 KiB), then the doublewrite area, the redo
   // log and the binary log.
   std::uint64_t end = page_offset(layout.total_pages());
@@ -253,6 +260,12 @@ void InnodbServer::single_page_flush() {
   ++counters.single_page_flushes;
   pool_.set_write_fix(page, true);
   platform_.compute(node_, profile_.page_write_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_write_s());
+  const bool slot = doublewrite_on() && single_page_slots_;
+  if (slot) {
+    double start = now();
+    single_page_slots_->acquire();
+    counters.single_page_slot_wait_s += now() - start;
+  }
   if (doublewrite_on()) {
     platform_.compute(node_, node_.storage->host_cpu_per_write_s());  // the doublewrite copy's IO path
     node_.storage->write(doublewrite_offset_, config_.page_bytes);
@@ -261,6 +274,7 @@ void InnodbServer::single_page_flush() {
   }
   node_.storage->write(page_offset(page), config_.page_bytes);
   fsync_data_file();
+  if (slot) single_page_slots_->release();  // buf_page_io_complete -> buf_dblwr_update
   ++counters.page_writes;
   pool_.set_write_fix(page, false);
   pool_.mark_clean(page);
@@ -890,6 +904,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"redo_writes_per_s", redo_->writes / elapsed_s},
           {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
           {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},
+          {"single_page_slot_wait_ms_per_txn", per_txn(counters.single_page_slot_wait_s * 1e3)},
           {"sync_flush_waits_per_s", counters.sync_flush_waits / elapsed_s},
           {"lock_waits_per_s", counters.lock_waits / elapsed_s},
           {"deadlocks_per_s", counters.deadlocks / elapsed_s},

@@ -94,6 +94,7 @@ public:
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
                   lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
                   commits = 0;
+    double single_page_slot_wait_s = 0;  // time threads waited for a single-page doublewrite slot
   };
   Counters counters;
 
@@ -179,6 +180,7 @@ private:
   simgrid::s4u::ConditionVariablePtr cleaner_wakeup_;  // user threads short of free pages wake the cleaner
   bool cleaner_requested_ = false;
   simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
+  simgrid::s4u::SemaphorePtr single_page_slots_;  // the shared buffer's single-page slots; null: none
   GapServer serial_section_;  // booked at each statement's own arrival, which may lie ahead of now
   double avg_lsn_rate_ = 0, avg_page_rate_ = 0;
   std::uint64_t lsn_at_reset_ = 0;
