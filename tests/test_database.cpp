@@ -86,6 +86,16 @@ std::string mariadb_profile_with(const std::string& name, const std::string& cha
   out << profile;
   return poolsim::testing::write_temp(name, std::string(out.c_str()) + "\n");
 }
+
+// A write-heavy run on a pool of 256 frames and a SATA SSD, where threads run out of clean pages;
+// `database_keys` go first in its database section ("profile: P, " or nothing).
+std::string small_pool_update_scenario(int threads, const std::string& database_keys, const std::string& sweep) {
+  return "compute: {cores: 2}\n"
+         "storage: {kind: local, device: samsung-850-pro}\n"
+         "workload: {kind: sysbench, test: oltp_update_non_index, tables: 2, table_size: 100000, rand_type: uniform, threads: " +
+         std::to_string(threads) + "}\n" + "database: {" + database_keys + "buffer_pool: 4MiB, io_capacity: 200, lru_scan_depth: 100}\n" +
+         "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n" + "sweep: " + sweep + "\n";
+}
 }  // namespace
 
 TEST(BufferPool, UniformAccessMatchesChe) {
@@ -306,15 +316,7 @@ TEST(Database, SinglePageFlushesShareTheDoublewriteBuffersEightSlots) {
   // (2 x 2 ms on this SATA SSD) each holds one for; without the limit no thread waits.
   std::string profile = mariadb_profile_with("single-page-slots-profile.yaml", "{free_page_policy: single_page_flush}");
   auto points = run_points(
-      load_scenarios_from_text(
-          "compute: {cores: 2}\n"
-          "storage: {kind: local, device: samsung-850-pro}\n"
-          "workload: {kind: sysbench, test: oltp_update_non_index, tables: 2, table_size: 100000, rand_type: uniform, threads: 32}\n"
-          "database: {profile: " + profile + ", buffer_pool: 4MiB, io_capacity: 200, lru_scan_depth: 100}\n"
-          "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n"
-          "sweep: {database.doublewrite_files: [0, 1]}\n",
-          "t.yaml"),
-      2);
+      load_scenarios_from_text(small_pool_update_scenario(32, "profile: " + profile + ", ", "{database.doublewrite_files: [0, 1]}"), "t.yaml"), 2);
   const auto& unlimited = points[0]["innodb"][0];
   const auto& shared = points[1]["innodb"][0];
   EXPECT_DOUBLE_EQ(unlimited["single_page_slot_wait_ms_per_txn"].get<double>(), 0.0);
@@ -348,15 +350,7 @@ TEST(Database, SinglePageFlushIsTheVersionsFreePagePolicy) {
   // The fitted MariaDB profile with the other policy.
   std::string profile = mariadb_profile_with("single-page-profile.yaml", "{free_page_policy: single_page_flush}");
   auto points = run_points(
-      load_scenarios_from_text(
-          "compute: {cores: 2}\n"
-          "storage: {kind: local, device: samsung-850-pro}\n"
-          "workload: {kind: sysbench, test: oltp_update_non_index, tables: 2, table_size: 100000, rand_type: uniform, threads: 16}\n"
-          "database: {buffer_pool: 4MiB, io_capacity: 200, lru_scan_depth: 100}\n"
-          "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n"
-          "sweep: {database.profile: [mariadb-10.11, " + profile + "]}\n",
-          "t.yaml"),
-      2);
+      load_scenarios_from_text(small_pool_update_scenario(16, "", "{database.profile: [mariadb-10.11, " + profile + "]}"), "t.yaml"), 2);
   const auto& waits = points[0]["innodb"][0];
   const auto& single = points[1]["innodb"][0];
   EXPECT_GT(waits["data_page_writes_per_txn"].get<double>(), 0.5);  // the cleaner writes the dirty tail
