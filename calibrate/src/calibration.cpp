@@ -22,15 +22,21 @@
 namespace poolsim {
 
 namespace {
+// A version string as a tuple that compares as versions do: "10.3.10" -> {10, 3, 10} (missing parts 0).
+using VersionTriple = std::array<int, 3>;
+VersionTriple version_triple(const std::string& version) {
+  VersionTriple v{0, 0, 0};
+  std::sscanf(version.c_str(), "%d.%d.%d", &v[0], &v[1], &v[2]);
+  return v;
+}
+
 // What a version's user thread does with no free and no clean page (buf_LRU_get_free_block), a
 // feature of the source line, not a fitted figure: MariaDB 10.5 removed the thread's own single-page
 // LRU flush (10.5.7, MDEV-23399, U: from its release notes; the thread waits for the page cleaner);
 // MySQL 5.6-8.4 and the servers built on it,
 // and MariaDB up to 10.4, keep it.
 std::string free_page_policy_of(const std::string& product, const std::string& version) {
-  int major = 0, minor = 0;
-  std::sscanf(version.c_str(), "%d.%d", &major, &minor);
-  if (product == "mariadb" && (major > 10 || (major == 10 && minor >= 5))) return "wait_for_page_cleaner";
+  if (product == "mariadb" && version_triple(version) >= VersionTriple{10, 5, 0}) return "wait_for_page_cleaner";
   return "single_page_flush";
 }
 
@@ -40,20 +46,15 @@ std::string free_page_policy_of(const std::string& product, const std::string& v
 // 10.4 (10.5 rewrote the buffer and dropped the single-page flush, MDEV-23399); 0 (not limited) for
 // the others, whose doublewrite the model does not limit.
 int doublewrite_files_of(const std::string& product, const std::string& version) {
-  int major = 0, minor = 0, patch = 0;
-  std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch);
-  if (product == "mariadb") return major < 10 || (major == 10 && minor <= 4) ? 1 : 0;
-  bool before_8_0_20 = major < 8 || (major == 8 && minor == 0 && patch < 20);
-  return before_8_0_20 ? 1 : 0;
+  const VersionTriple first_without = product == "mariadb" ? VersionTriple{10, 5, 0} : VersionTriple{8, 0, 20};
+  return version_triple(version) < first_without ? 1 : 0;
 }
 
 // What innodb_max_dirty_pages_pct_lwm = 0 means (ServerProfile::ZeroLwmFlushing): MariaDB 10.5.9
 // (MDEV-24537) made it "refer to innodb_max_dirty_pages_pct", so no flush-list flushing below that;
 // 10.5.7 and 10.5.8 flushed whenever pages were dirty, and MySQL's adaptive flushing ignores it.
 std::string zero_lwm_flushing_of(const std::string& product, const std::string& version) {
-  int major = 0, minor = 0, patch = 0;
-  std::sscanf(version.c_str(), "%d.%d.%d", &major, &minor, &patch);
-  if (product == "mariadb" && (major > 10 || (major == 10 && (minor > 5 || (minor == 5 && patch >= 9))))) return "at_max_dirty";
+  if (product == "mariadb" && version_triple(version) >= VersionTriple{10, 5, 9}) return "at_max_dirty";
   return "adaptive";
 }
 
