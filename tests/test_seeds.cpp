@@ -24,10 +24,10 @@ const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
 // core_speed is fitted on the pcie-atomic peak (that row is a fit, -1.2 %) and points run 20-40 s
 // (4 s gave +-12-27 % intervals); the SATA SSD is kept apart: its flush holding the device (session 5,
 // the ATA standard) leaves it far below the seed at any flush latency of the anchors' 0.9-3.5 ms range.
-constexpr double kPeakTpsRatchetPct = 15;     // PCIe family, measured: PCIe +14.6 % (atomic -0.3 %: fitted)
-constexpr double kSsdPeakTpsRatchetPct = 48;  // SSD, measured: -47.7 % (366 vs ~700)
-constexpr double kP99RatchetPct = 50;         // PCIe family and tmpfs, measured: tmpfs -45.1 % (PCIe -18.6, atomic -21.1, no checksum -29.2)
-constexpr double kSsdP99RatchetPct = 160;     // SSD, measured: +146.0 % (83.6 vs 34 ms)
+constexpr double kPeakTpsRatchetPct = 15;     // PCIe family, measured: PCIe +13.0 % (atomic -2.0 %: fitted)
+constexpr double kSsdPeakTpsRatchetPct = 48;  // SSD, measured: -47.6 % (366 vs ~700)
+constexpr double kP99RatchetPct = 50;         // PCIe family and tmpfs, measured: tmpfs -45.1 % (PCIe -19.6, atomic -21.1, no checksum -29.2)
+constexpr double kSsdP99RatchetPct = 160;     // SSD, measured: +144.4 % (83.1 vs 34 ms)
 constexpr int kPeakThreads = 32;            // the CSV's `peak` rows (validation.columns.threads in the YAML)
 }  // namespace
 
@@ -67,9 +67,9 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
   // Published order of the peaks: SSD < PCIe < atomic < no checksum < tmpfs ("higher but not by much").
   EXPECT_LT(peak_tps["ssd"], peak_tps["pcie"]);
   EXPECT_LT(peak_tps["pcie"], peak_tps["pcie-atomic"]);
-  // No checksums above atomic (1,805 +-54 vs 1,686 +-49 at 32 threads: the legacy checksum's CPU in a
-  // CPU-bound run). Not asserted (not met at 32 threads): no checksum < tmpfs (tmpfs keeps the
-  // doublewrite and its CPU, 1,701 +-51 at 32 threads; above no checksum at each one's maximum, README S002).
+  // No checksums above atomic (1,810 +-54 vs 1,656 +-54 at 32 threads: the legacy checksum's CPU in a
+  // CPU-bound run). Not asserted (not met): no checksum < tmpfs (tmpfs keeps the doublewrite and its
+  // CPU, 1,689 +-51 at 32 threads; level with no checksum at each one's maximum, README S002).
   EXPECT_LT(peak_tps["pcie-atomic"], peak_tps["pcie-nochecksum"]);
   // Published p99 at 8 threads: SSD 34 > PCIe 13 = no checksum 13 > atomic 12 > tmpfs 10 ms. Not
   // asserted (not met): no checksum > atomic (the model has it below atomic).
