@@ -21,7 +21,7 @@ namespace {
 const std::string kDir = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/";
 // RATCHETS at the error measured (scenarios/seeds/README.md, S002), NOT the targets (peaks
 // within 10 %, p99 within 25 %), where the model does not meet them. Session 17: the server's
-// core_speed is fitted on the pcie-atomic peak (that row is a fit, -1.2 %) and points run 20-40 s
+// core_speed is fitted on the pcie-atomic peak (that row is a fit, -2.0 %) and points run 20-40 s
 // (4 s gave +-12-27 % intervals); the SATA SSD is kept apart: its flush holding the device (session 5,
 // the ATA standard) leaves it far below the seed at any flush latency of the anchors' 0.9-3.5 ms range.
 constexpr double kPeakTpsRatchetPct = 15;     // PCIe family, measured: PCIe +13.0 % (atomic -2.0 %: fitted)
