@@ -132,6 +132,15 @@ TEST(ScenarioErrors, OutOfRange) {
   EXPECT_CONTAINS(error_of("workload: {fio: {bs: 1B}}"), "between 512B and 64MiB");
 }
 
+TEST(ScenarioErrors, BufferPoolLargerThanTheHostsMemory) {
+  auto e = error_of("compute: {memory: 16GiB}\nworkload: {kind: sysbench}\ndatabase:\n  buffer_pool: 600GiB\n");
+  EXPECT_CONTAINS(e, "bad.yaml:4:16");
+  EXPECT_CONTAINS(e, "database.buffer_pool");
+  EXPECT_CONTAINS(e, "does not fit in the compute node's memory");
+  // A size past any host's (it used to overflow the pool's page count silently).
+  EXPECT_CONTAINS(error_of("workload: {kind: sysbench}\ndatabase: {buffer_pool: 1e30GiB}\n"), "compute.memory = 24GiB");
+}
+
 TEST(ScenarioErrors, UnknownEnumValueSuggests) {
   auto e = error_of("storage:\n  kind: pol\n");
   EXPECT_CONTAINS(e, "did you mean 'pool'");

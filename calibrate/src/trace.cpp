@@ -493,6 +493,16 @@ std::optional<double> Trace::bursts_per_txn() const {
   return cpu_bursts->count / (window_s * sysbench.tps);
 }
 
+// SHOW STATUS values that are levels, not counts since the server started: their delta may fall.
+static bool is_status_gauge(const std::string& name) {
+  static const std::set<std::string> gauges{
+      "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data", "Innodb_buffer_pool_pages_free",
+      "Innodb_buffer_pool_pages_misc",  "Innodb_buffer_pool_pages_total", "Innodb_buffer_pool_pages_old",
+      "Innodb_buffer_pool_bytes_data",  "Innodb_buffer_pool_bytes_dirty", "Innodb_checkpoint_age",
+      "Innodb_history_list_length"};
+  return gauges.count(name) > 0;
+}
+
 std::optional<double> Trace::per_txn(const std::string& counter) const {
   auto a = status_after.find(counter), b = status_before.find(counter);
   if (a == status_after.end() || b == status_before.end() || sysbench.transactions == 0) return std::nullopt;
@@ -500,6 +510,24 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
   // many transactions they span in meta.yaml `status.transactions`.
   double transactions = static_cast<double>(sysbench.transactions);
   if (meta["status"] && meta["status"]["transactions"]) transactions = meta["status"]["transactions"].as<double>();
+  // The counters asked for here only grow while a server runs: one that fell was reset between the
+  // snapshots (a restart, FLUSH STATUS) or the files are not one run's, and its delta would be a
+  // negative count per transaction fed to a fit.
+  if (a->second < b->second && !is_status_gauge(counter)) {
+    auto count_text = [](double v) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.0f", v);
+      return std::string(buf);
+    };
+    const std::string file = (fs::path(dir) / "status_after.tsv").string();
+    int line = 0, n = 0;
+    std::istringstream in(slurp(file));
+    for (std::string text; std::getline(in, text);)
+      if (++n && text.rfind(counter + "\t", 0) == 0) line = n;
+    throw InputError({file, line, 0}, counter,
+                     "the counter fell from " + count_text(b->second) + " in status_before.tsv to " + count_text(a->second) +
+                         ": the server was restarted or its status flushed between the snapshots, or the two files are not from one run");
+  }
   return (a->second - b->second) / transactions;
 }
 

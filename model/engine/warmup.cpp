@@ -329,7 +329,10 @@ void functional_warmup(BufferPool& pool, const DataLayout& layout, const Sysbenc
                    touches ? 1.0 - static_cast<double>(misses) / static_cast<double>(touches) : 1.0,
                    1.0 - summary.predicted_misses_per_txn / summary.touches_per_txn);
   } else {
-    const std::uint64_t budget = pool.frames() + after_fill;
+    // The touch cap scales with what can become resident: a pool far larger than the data would
+    // otherwise set it (a 600 GiB pool over a 3 MiB table replayed billions of touches for pages the
+    // mix never reaches).
+    const std::uint64_t budget = std::min<std::uint64_t>(pool.frames(), layout.total_pages()) + after_fill;
     replay_accesses(pool, layout, mix, rng, &t, budget, 64ull * budget);
   }
   pool.counters = BufferPool::Counters{};

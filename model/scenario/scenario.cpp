@@ -461,6 +461,15 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
   d.doublewrite_files = db["doublewrite_files"].as<int>();
   d.flush_neighbors = db["flush_neighbors"].as<int>();
+  // The pool lives in the compute node's memory: a larger one is a typo (and would make a run
+  // allocate or replay for a pool no host has), not a what-if.
+  if (s.workload.kind == "sysbench" && d.buffer_pool_bytes > s.compute.memory_bytes) {
+    YAML::Node at = raw["database"] && raw["database"]["buffer_pool"] ? raw["database"]["buffer_pool"] : YAML::Node();
+    throw InputError(origin.locate("database.buffer_pool", at), "database.buffer_pool",
+                     "the buffer pool (" + format_quantity(d.buffer_pool_bytes, Dimension::Bytes) +
+                         ") does not fit in the compute node's memory (compute.memory = " +
+                         format_quantity(s.compute.memory_bytes, Dimension::Bytes) + ")");
+  }
   if (s.workload.kind == "sysbench") {
     try {
       s.profile = load_profile(d.profile, base_dir);
