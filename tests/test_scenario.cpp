@@ -141,6 +141,20 @@ TEST(ScenarioErrors, BufferPoolLargerThanTheHostsMemory) {
   EXPECT_CONTAINS(error_of("workload: {kind: sysbench}\ndatabase: {buffer_pool: 1e30GiB}\n"), "compute.memory = 24GiB");
 }
 
+TEST(ScenarioErrors, ADataSetPastWhatThePoolTracksOrBatchesTooShortAreRefused) {
+  // 100,000 x 4e9 rows: ~6e12 pages, which overflowed the 32-bit page numbers and exhausted memory.
+  auto e = error_of("workload: {kind: sysbench, tables: 100000, table_size: 4000000000}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:56");
+  EXPECT_CONTAINS(e, "workload.table_size");
+  EXPECT_CONTAINS(e, "poolsim tracks every page");
+  // The seed-000 data set (64 x 12.5M rows, ~12M pages) is far inside.
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, tables: 64, table_size: 12500000}\n", "seed000.yaml"));
+  // A 1 ns batch in a 1 s run: 1e9 batches, each re-estimating over all the others.
+  e = error_of("simulation: {batch: 1ns, max_duration: 1s}\n");
+  EXPECT_CONTAINS(e, "simulation.batch");
+  EXPECT_CONTAINS(e, "1e+09 batches");
+}
+
 TEST(ScenarioErrors, UnknownEnumValueSuggests) {
   auto e = error_of("storage:\n  kind: pol\n");
   EXPECT_CONTAINS(e, "did you mean 'pool'");

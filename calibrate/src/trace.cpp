@@ -12,6 +12,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/errors.h"
 #include "scenario/schema.h"
@@ -306,27 +307,58 @@ IostatReport IostatLog::run_mean() const {
 
 FioResult parse_fio_json(const std::string& text, const std::string& file) {
   auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.contains("jobs") || doc["jobs"].empty())
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array() || doc["jobs"].empty())
     throw InputError({file, 0, 0}, "", "not fio JSON output (no 'jobs')");
   const auto& job = doc["jobs"][0];
+  if (!job.is_object()) throw InputError({file, 0, 0}, "jobs[0]", "not fio JSON output (a job is not an object)");
   FioResult r;
   r.file = file;
   const auto& options = job.contains("job options") ? job["job options"] : nlohmann::json::object();
   auto opt = [&](const char* key, const std::string& fallback) {
-    if (options.contains(key)) return options[key].get<std::string>();
-    if (doc.contains("global options") && doc["global options"].contains(key)) return doc["global options"][key].get<std::string>();
-    return fallback;
+    const nlohmann::json* v = nullptr;
+    if (options.is_object() && options.contains(key)) v = &options[key];
+    else if (doc.contains("global options") && doc["global options"].is_object() && doc["global options"].contains(key))
+      v = &doc["global options"][key];
+    if (!v) return fallback;
+    if (!v->is_string()) throw InputError({file, 0, 0}, std::string("job options.") + key, "expected a string");
+    return v->get<std::string>();
+  };
+  // A figure the device model is built from: a finite number, and positive where it must be (a
+  // zero or negative latency or rate would be fitted into a device that does not exist).
+  auto figure = [&](const nlohmann::json& node, const std::string& path, bool positive) {
+    if (!node.is_number() || !std::isfinite(node.get<double>()) || (positive ? node.get<double>() <= 0 : node.get<double>() < 0))
+      throw InputError({file, 0, 0}, path, std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got " + node.dump());
+    return node.get<double>();
   };
   r.rw = opt("rw", "randread");
-  r.iodepth = std::stoi(opt("iodepth", "1"));
+  const std::string iodepth = opt("iodepth", "1");
   std::string bs = opt("bs", "4k");
-  r.block_bytes = std::stod(bs) * (bs.find_first_of("kK") != std::string::npos ? 1024 : bs.find_first_of("mM") != std::string::npos ? 1048576 : 1);
+  try {
+    std::size_t used = 0;
+    r.iodepth = std::stoi(iodepth, &used);
+    if (used != iodepth.size() || r.iodepth < 1) throw std::invalid_argument(iodepth);
+  } catch (const std::logic_error&) {
+    throw InputError({file, 0, 0}, "job options.iodepth", "expected a queue depth of at least 1, got '" + iodepth + "'");
+  }
+  try {
+    r.block_bytes = std::stod(bs) * (bs.find_first_of("kK") != std::string::npos ? 1024 : bs.find_first_of("mM") != std::string::npos ? 1048576 : 1);
+  } catch (const std::logic_error&) {
+    r.block_bytes = 0;
+  }
+  if (!(r.block_bytes > 0)) throw InputError({file, 0, 0}, "job options.bs", "expected a block size such as 16k, got '" + bs + "'");
   const char* side = r.rw.find("write") != std::string::npos ? "write" : "read";
-  if (!job.contains(side) || !job[side].contains("lat_ns")) throw InputError({file, 0, 0}, "", std::string("no '") + side + ".lat_ns' in the job");
+  if (!job.contains(side) || !job[side].is_object() || !job[side].contains("lat_ns"))
+    throw InputError({file, 0, 0}, "", std::string("no '") + side + ".lat_ns' in the job");
+  // The job's own side must have done IO at a real rate; the other side of a pure read or write job
+  // reports zeros, which are kept as they are.
   auto side_figures = [&](const char* name, double& iops, double& latency_s) {
-    if (job.contains(name) && job[name].contains("lat_ns") && job[name].contains("iops")) {
-      iops = job[name]["iops"].get<double>();
-      latency_s = job[name]["lat_ns"]["mean"].get<double>() * 1e-9;
+    if (job.contains(name) && job[name].is_object() && job[name].contains("lat_ns") && job[name].contains("iops")) {
+      const std::string at = std::string("jobs[0].") + name;
+      const bool own = std::string(name) == side || r.rw.find("rw") != std::string::npos;
+      if (!job[name]["lat_ns"].is_object() || !job[name]["lat_ns"].contains("mean"))
+        throw InputError({file, 0, 0}, at + ".lat_ns.mean", "missing");
+      iops = figure(job[name]["iops"], at + ".iops", own);
+      latency_s = figure(job[name]["lat_ns"]["mean"], at + ".lat_ns.mean", own) * 1e-9;
     }
   };
   side_figures("read", r.read_iops, r.read_latency_mean_s);
@@ -335,7 +367,9 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   r.iops = write_side ? r.write_iops : r.read_iops;
   r.latency_mean_s = write_side ? r.write_latency_mean_s : r.read_latency_mean_s;
   r.syncs = options.contains("fsync") || options.contains("fdatasync");
-  if (job.contains("sync") && job["sync"].contains("lat_ns")) r.sync_latency_mean_s = job["sync"]["lat_ns"]["mean"].get<double>() * 1e-9;
+  if (job.contains("sync") && job["sync"].is_object() && job["sync"].contains("lat_ns") && job["sync"]["lat_ns"].is_object() &&
+      job["sync"]["lat_ns"].contains("mean"))
+    r.sync_latency_mean_s = figure(job["sync"]["lat_ns"]["mean"], "jobs[0].sync.lat_ns.mean", r.syncs) * 1e-9;
   return r;
 }
 

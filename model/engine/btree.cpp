@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace poolsim {
 
@@ -14,6 +15,7 @@ constexpr double kClusteredSystemColumnsBytes = 6 + 7;
 constexpr double kDirectoryBytesPerRecord = 0.5;
 constexpr double kPageOverheadBytes = 200;
 constexpr double kChildPageNumberBytes = 4;
+constexpr double kPrimaryFill = 15.0 / 16.0;  // sequential primary-key inserts leave 1/16 free (InnoDB)
 
 void build_index(IndexGeometry& index, double page_bytes, double node_pointer_bytes, std::uint32_t first_page) {
   index.first_page = first_page;
@@ -78,13 +80,29 @@ TableShape sysbench_table_shape(std::uint64_t rows, double page_bytes) {
   return s;
 }
 
+std::uint64_t DataLayout::pages_for(int tables, const TableShape& shape) {
+  // Every table has the same shape: one table's indexes, times the tables.
+  TableGeometry t;
+  t.primary.entries = t.secondary_k.entries = shape.rows;
+  t.primary.entry_bytes = shape.row_bytes;
+  t.primary.fill = kPrimaryFill;
+  t.secondary_k.entry_bytes = shape.secondary_entry_bytes;
+  t.secondary_k.fill = shape.secondary_fill;
+  std::uint32_t next = 0;
+  build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, next);
+  build_index(t.secondary_k, shape.page_bytes, shape.node_pointer_bytes, next + t.primary.pages());
+  return static_cast<std::uint64_t>(tables) * (std::uint64_t{t.primary.pages()} + t.secondary_k.pages());
+}
+
 DataLayout::DataLayout(int tables, const TableShape& shape) : page_bytes_(shape.page_bytes) {
+  if (pages_for(tables, shape) > kMaxPages)
+    throw std::length_error("the data set has more pages than poolsim tracks (2^29)");
   tables_.resize(tables);
   std::uint32_t next = 0;
   for (auto& t : tables_) {
     t.primary.entries = shape.rows;
     t.primary.entry_bytes = shape.row_bytes;
-    t.primary.fill = 15.0 / 16.0;  // sequential primary-key inserts leave 1/16 free (InnoDB)
+    t.primary.fill = kPrimaryFill;
     build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, next);
     next += t.primary.pages();
     t.secondary_k.entries = shape.rows;

@@ -7,6 +7,7 @@
 
 #include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
 #include "scenario/builtin_profiles.h"   // generated: kBuiltinProfiles
+#include "engine/btree.h"                // DataLayout::pages_for (the data set's size check)
 #include "ndb/ndb_schema.h"               // ndb_spec(), custom_mix_spec(), check_ndb_scenario()
 
 namespace poolsim {
@@ -470,6 +471,20 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                          ") does not fit in the compute node's memory (compute.memory = " +
                          format_quantity(s.compute.memory_bytes, Dimension::Bytes) + ")");
   }
+  // Every page of the data set has a slot in the model's buffer pool: a data set past what it tracks
+  // is refused here rather than exhausting the host's memory mid-run.
+  if (s.workload.kind == "sysbench") {
+    const std::uint64_t pages = DataLayout::pages_for(sb.tables, sysbench_table_shape(sb.table_size, d.page_bytes));
+    if (pages > DataLayout::kMaxPages) {
+      YAML::Node at = raw["workload"] && raw["workload"]["table_size"] ? raw["workload"]["table_size"]
+                      : raw["workload"] && raw["workload"]["tables"]   ? raw["workload"]["tables"]
+                                                                         : YAML::Node();
+      throw InputError(origin.locate("workload.table_size", at), "workload.table_size",
+                       std::to_string(sb.tables) + " tables x " + std::to_string(sb.table_size) + " rows take " +
+                           std::to_string(pages) + " pages; poolsim tracks every page and at most " +
+                           std::to_string(DataLayout::kMaxPages) + " (8 TiB of 16 KiB pages)");
+    }
+  }
   if (s.workload.kind == "sysbench") {
     try {
       s.profile = load_profile(d.profile, base_dir);
@@ -505,6 +520,18 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);
   s.simulation.confidence = q(sim["confidence"], Dimension::Ratio);
   s.simulation.max_duration_s = q(sim["max_duration"], Dimension::Seconds);
+  // The stop rule re-estimates over all batches after each one: a batch far shorter than the run
+  // (1 ns in a 1 s run: 1e9 batches) would spin for hours, not measure better.
+  constexpr double kMaxBatches = 100000;
+  if (s.simulation.max_duration_s / s.simulation.batch_s > kMaxBatches) {
+    YAML::Node at = raw["simulation"] && raw["simulation"]["batch"] ? raw["simulation"]["batch"] : YAML::Node();
+    char batches[32];
+    std::snprintf(batches, sizeof batches, "%.3g", s.simulation.max_duration_s / s.simulation.batch_s);
+    throw InputError(origin.locate("simulation.batch", at), "simulation.batch",
+                     "a batch of " + format_quantity(s.simulation.batch_s, Dimension::Seconds) + " makes " + batches +
+                         " batches in simulation.max_duration (" + format_quantity(s.simulation.max_duration_s, Dimension::Seconds) +
+                         "); at most 100000: lengthen the batch");
+  }
   return s;
 }
 
