@@ -43,7 +43,9 @@ def gamma(rng, mean, scv):
 
 def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, client_us=25.0, scv=0.42,
              tail_share=0.0, tail_mean_us=3800.0, transactions=20000, seed=1):
-    """Returns (latencies in s after a 10 % warm-up, waits after wake-up in s)."""
+    """Returns, after a 10 % warm-up and in seconds: the transactions' latencies, the waits for a
+    CPU after a wake-up, and each statement's cycle as its client sees it (from the end of one of
+    its client bursts to the end of the next: the server's wait and run, then the client's)."""
     rng = random.Random(seed)
     server_s, client_s, tail_mean_s = server_us * 1e-6, client_us * 1e-6, tail_mean_us * 1e-6
     # Entity 2i is thread i's server side, 2i+1 its client side; one of the two is runnable at a time.
@@ -59,7 +61,8 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
     sequence = 0
     min_vruntime = 0.0
     woke_at = {}
-    latencies, waits = [], []
+    latencies, waits, cycles = [], [], []
+    last_client_end = [0.0] * threads
     completed = 0
     warm = transactions // 10
 
@@ -158,6 +161,9 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
         if side[i] == 0:
             side[i] = 1
         else:
+            if completed > warm:
+                cycles.append(now - last_client_end[i])
+            last_client_end[i] = now
             side[i] = 0
             done_statements[i] += 1
             if done_statements[i] == statements:
@@ -169,7 +175,7 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
         remaining[i] = burst(i)
         dispatch(c, now)
         wake(i, now)
-    return latencies, waits
+    return latencies, waits, cycles
 
 
 def summary(values):
@@ -183,15 +189,17 @@ def summary(values):
 def main(argv):
     transactions = int(argv[1]) if len(argv) > 1 else 20000
     print(f"{'threads':>7} {'discipline':>10} {'tail':>5} {'mean ms':>8} {'p95/mean':>8} {'p99/mean':>8}"
-          f" {'wait us':>8} {'wait SCV':>8} {'wait max ms':>11}")
+          f" {'wait us':>8} {'wait SCV':>8} {'wait max ms':>11} {'stmt p95/mean':>13} {'stmt p99/mean':>13}")
     for threads in (16, 64):
         for tail in (0.0, 0.042):
             for discipline in ("fcfs", "cfs"):
-                latencies, waits = simulate(discipline, threads, tail_share=tail, transactions=transactions)
+                latencies, waits, cycles = simulate(discipline, threads, tail_share=tail, transactions=transactions)
                 mean, p95, p99, _, _ = summary(latencies)
                 wait_mean, _, _, wait_scv, wait_max = summary(waits)
+                cycle_mean, cycle_p95, cycle_p99, _, _ = summary(cycles)
                 print(f"{threads:>7} {discipline:>10} {tail:>5.3f} {mean * 1e3:>8.2f} {p95 / mean:>8.3f} {p99 / mean:>8.3f}"
-                      f" {wait_mean * 1e6:>8.0f} {wait_scv:>8.2f} {wait_max * 1e3:>11.1f}")
+                      f" {wait_mean * 1e6:>8.0f} {wait_scv:>8.2f} {wait_max * 1e3:>11.1f}"
+                      f" {cycle_p95 / cycle_mean:>13.2f} {cycle_p99 / cycle_mean:>13.2f}")
     return 0
 
 
