@@ -207,6 +207,35 @@ TEST(Trace, TruncatedSysbenchLogNamesFileAndLine) {
   EXPECT_CONTAINS(e, "truncated");
 }
 
+TEST(Trace, ARunWithNoTransactionOrAnotherThreadCountIsRefused) {
+  // Zero transactions gave an infinite error in validate's table; a meta.yaml whose thread count is
+  // not the log's simulated another configuration against this one's figures.
+  std::string log = "sysbench 1.0.20\nNumber of threads: 4\n    transactions:                        0  (0.00 per sec.)\n"
+                    "         avg:                                    9.79\n         95th percentile:                       21.50\n";
+  auto e = error_of([&] { parse_sysbench_log(log, "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:3");
+  EXPECT_CONTAINS(e, "no transaction");
+
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "threads-mismatch");
+  std::string meta = dir + "/meta.yaml";
+  std::string text;
+  {
+    std::ifstream in(meta);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const auto at = text.find("  threads: 4\n");
+  ASSERT_NE(at, std::string::npos);
+  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
+  text.replace(at, 13, "  threads: 16\n");
+  std::ofstream(meta) << text;
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(line));
+  EXPECT_CONTAINS(e, "workload.threads");
+  EXPECT_CONTAINS(e, "ran 4");
+}
+
 TEST(Trace, MalformedStatusLineNamesFileAndLine) {
   auto e = error_of([] { parse_status_tsv("Uptime\t10\nno tab here\n", "s.tsv"); });
   EXPECT_CONTAINS(e, "s.tsv:2");

@@ -98,6 +98,8 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   const std::regex count(R"(^\s*(read|write|other):\s+(\d+)\s*$)");
   const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+95 percentile|95th percentile|99th percentile):\s+([\d.]+)(ms)?)");
   const std::regex total_time(R"(^\s*total time:\s+([\d.]+)s)");
+  const std::regex threads(R"(^\s*Number of threads:\s*(\d+))");
+  int transactions_line = 0;
   std::smatch m;
   while (std::getline(in, line)) {
     ++n;
@@ -111,6 +113,7 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
       r.transactions = static_cast<std::uint64_t>(number(m[1], file, n));
       r.tps = number(m[2], file, n);
       saw_transactions = true;
+      transactions_line = n;
     } else if (std::regex_search(line, m, queries)) {
       if (m[1] == "queries") r.qps = number(m[3], file, n);
     } else if (std::regex_search(line, m, count)) {
@@ -125,12 +128,18 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
       else if (what.find("95") != std::string::npos) { r.latency_p95_ms = v; saw_p95 = true; }
     } else if (std::regex_search(line, m, total_time)) {
       r.total_time_s = number(m[1], file, n);
+    } else if (std::regex_search(line, m, threads)) {
+      r.threads = static_cast<int>(number(m[1], file, n));
+      r.threads_line = n;
     }
   }
   if (!saw_transactions)
     throw InputError({file, n, 0}, "", "no final 'transactions:' line: the log is truncated or not sysbench output");
   if (!saw_avg || !saw_p95)
     throw InputError({file, n, 0}, "", "no latency summary (avg and 95th percentile): the log is truncated");
+  // A run that completed nothing has no throughput to compare or fit (its error would be infinite).
+  if (r.transactions == 0 || !(r.tps > 0))
+    throw InputError({file, transactions_line, 0}, "transactions", "the run completed no transaction: nothing to compare or fit");
   if (r.qps == 0 && r.total_time_s > 0) r.qps = (r.read_queries + r.write_queries + r.other_queries) / r.total_time_s;
   if (r.version.empty()) r.version = "1.0";
   return r;
@@ -604,6 +613,15 @@ Trace load_trace(const std::string& dir) {
   t.meta = with_defaults(meta, meta_schema());
   std::string log = (fs::path(dir) / "sysbench.log").string();
   t.sysbench = parse_sysbench_log(slurp(log), log);
+  // meta.yaml describes the run the log recorded: a thread count that differs would simulate
+  // another configuration and compare it with this one's figures.
+  if (t.sysbench.threads > 0 && t.meta["workload"]["threads"].as<int>() != t.sysbench.threads) {
+    const YAML::Node at = meta["workload"] ? meta["workload"]["threads"] : YAML::Node();
+    const int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
+    throw InputError({meta_file, line, at.IsDefined() && at.Mark().column >= 0 ? at.Mark().column + 1 : 0}, "workload.threads",
+                     "says " + std::to_string(t.meta["workload"]["threads"].as<int>()) + " threads but sysbench.log:" +
+                         std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
+  }
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp(p.string()), p.string());

@@ -20,6 +20,8 @@ struct SysbenchResult {
   double latency_avg_ms = 0, latency_p95_ms = 0, latency_max_ms = 0;
   std::optional<double> latency_p99_ms;
   double total_time_s = 0;
+  int threads = 0;              // "Number of threads: N" (0 when the log does not say)
+  int threads_line = 0;         // its line in the log
   struct Interval {
     double t_s, tps, p95_ms;
   };
