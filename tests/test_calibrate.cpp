@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +20,8 @@
 using namespace poolsim;
 using poolsim::testing::run_cli;
 using poolsim::testing::temp_path;
+using poolsim::testing::read_file;
+using poolsim::testing::replace_line;
 using poolsim::testing::write_temp;
 
 namespace {
@@ -217,19 +218,8 @@ TEST(Trace, ARunWithNoTransactionOrAnotherThreadCountIsRefused) {
   EXPECT_CONTAINS(e, "no transaction");
 
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "threads-mismatch");
-  std::string meta = dir + "/meta.yaml";
-  std::string text;
-  {
-    std::ifstream in(meta);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
-  }
-  const auto at = text.find("  threads: 4\n");
-  ASSERT_NE(at, std::string::npos);
-  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
-  text.replace(at, 13, "  threads: 16\n");
-  std::ofstream(meta) << text;
+  const int line = replace_line(dir + "/meta.yaml", "  threads: 4", "  threads: 16");
+  ASSERT_GT(line, 0);
   e = error_of([&] { load_trace(dir); });
   EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(line));
   EXPECT_CONTAINS(e, "workload.threads");
@@ -245,19 +235,8 @@ TEST(Trace, ACounterThatFellBetweenTheSnapshotsNamesFileLineAndKey) {
   // A restart between the snapshots resets the counters: the delta would be a negative count per
   // transaction (it was fed to the fit and shown as "measured" -10.9 reads per transaction).
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "counter-fell");
-  const std::string after = dir + "/status_after.tsv";
-  std::string text;
-  {
-    std::ifstream in(after);
-    std::stringstream s;
-    s << in.rdbuf();
-    text = s.str();
-  }
-  const auto at = text.find("Innodb_buffer_pool_reads\t");
-  ASSERT_NE(at, std::string::npos);
-  const auto line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n');
-  text.replace(at, text.find('\n', at) - at, "Innodb_buffer_pool_reads\t5");
-  std::ofstream(after) << text;
+  const int line = replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_reads\t", "Innodb_buffer_pool_reads\t5");
+  ASSERT_GT(line, 0);
   Trace t = load_trace(dir);
   std::string e = error_of([&] { t.per_txn("Innodb_buffer_pool_reads"); });
   EXPECT_CONTAINS(e, "status_after.tsv:" + std::to_string(line));
@@ -326,10 +305,7 @@ TEST(Trace, FioFiguresThatNoDeviceHasNameFileAndKey) {
   // device from the fitted catalogue without a word; a negative rate or a text was fitted or thrown
   // as a library exception.
   const std::string path = kTraces + "/local-vm/disk-bp1G-t4/fio/randread-16k-qd1.json";
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto good = nlohmann::json::parse(text.str());
+  const auto good = nlohmann::json::parse(read_file(path));
   EXPECT_GT(parse_fio_json(good.dump(), "fio/ok.json").read_iops, 0);
   auto broken = [&](const std::function<void(nlohmann::json&)>& damage) {
     nlohmann::json j = good;

@@ -25,11 +25,27 @@ std::string write_temp(const std::string& name, const std::string& text) {
   return path;
 }
 
-static std::string slurp(const std::string& path) {
+std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+int replace_line(const std::string& path, const std::string& prefix, const std::string& line) {
+  std::istringstream in(read_file(path));
+  std::string out, text;
+  int number = 0, found = 0;
+  while (std::getline(in, text)) {
+    ++number;
+    if (!found && text.rfind(prefix, 0) == 0) {
+      found = number;
+      text = line;
+    }
+    out += text + "\n";
+  }
+  if (found) std::ofstream(path) << out;
+  return found;
 }
 
 CommandResult run_cli(const std::string& args) {
@@ -40,8 +56,8 @@ CommandResult run_cli(const std::string& args) {
   int status = std::system(command.c_str());
   CommandResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
+  r.out = read_file(out);
+  r.err = read_file(err);
   return r;
 }
 

@@ -23,5 +23,10 @@ CommandResult run_cli(const std::string& args);
 
 std::string temp_path(const std::string& name);
 std::string write_temp(const std::string& name, const std::string& text);
+// The whole file ("" when it cannot be read).
+std::string read_file(const std::string& path);
+// Replaces the first line of `path` that starts with `prefix` by `line` (no newline) and returns its
+// 1-based number (0 when no line starts so, and the file is left as it was).
+int replace_line(const std::string& path, const std::string& prefix, const std::string& line);
 
 }  // namespace poolsim::testing

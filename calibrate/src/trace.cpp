@@ -363,7 +363,8 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   auto side_figures = [&](const char* name, double& iops, double& latency_s) {
     if (job.contains(name) && job[name].is_object() && job[name].contains("lat_ns") && job[name].contains("iops")) {
       const std::string at = std::string("jobs[0].") + name;
-      const bool own = std::string(name) == side || r.rw.find("rw") != std::string::npos;
+      const bool mixed = r.rw == "rw" || r.rw == "readwrite" || r.rw == "randrw";
+      const bool own = std::string(name) == side || mixed;
       if (!job[name]["lat_ns"].is_object() || !job[name]["lat_ns"].contains("mean"))
         throw InputError({file, 0, 0}, at + ".lat_ns.mean", "missing");
       iops = figure(job[name]["iops"], at + ".iops", own);
@@ -565,8 +566,10 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
     const std::string file = (fs::path(dir) / "status_after.tsv").string();
     int line = 0, n = 0;
     std::istringstream in(slurp(file));
-    for (std::string text; std::getline(in, text);)
-      if (++n && text.rfind(counter + "\t", 0) == 0) line = n;
+    for (std::string text; std::getline(in, text) && line == 0;) {
+      ++n;
+      if (text.rfind(counter + "\t", 0) == 0) line = n;
+    }
     throw InputError({file, line, 0}, counter,
                      "the counter fell from " + count_text(b->second) + " in status_before.tsv to " + count_text(a->second) +
                          ": the server was restarted or its status flushed between the snapshots, or the two files are not from one run");

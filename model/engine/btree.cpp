@@ -26,6 +26,20 @@ void build_index(IndexGeometry& index, double page_bytes, double node_pointer_by
   while (index.level_pages.back() > 1)
     index.level_pages.push_back((index.level_pages.back() + index.fanout - 1) / index.fanout);
 }
+// One table: its clustered index from `first_page`, then its secondary index k.
+TableGeometry table_geometry(const TableShape& shape, std::uint32_t first_page) {
+  TableGeometry t;
+  t.primary.entries = shape.rows;
+  t.primary.entry_bytes = shape.row_bytes;
+  t.primary.fill = kPrimaryFill;
+  build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, first_page);
+  t.secondary_k.entries = shape.rows;
+  t.secondary_k.entry_bytes = shape.secondary_entry_bytes;
+  t.secondary_k.fill = shape.secondary_fill;
+  build_index(t.secondary_k, shape.page_bytes, shape.node_pointer_bytes, first_page + t.primary.pages());
+  return t;
+}
+
 }  // namespace
 
 std::uint32_t IndexGeometry::compute_entries_per_leaf() const {
@@ -82,15 +96,7 @@ TableShape sysbench_table_shape(std::uint64_t rows, double page_bytes) {
 
 std::uint64_t DataLayout::pages_for(int tables, const TableShape& shape) {
   // Every table has the same shape: one table's indexes, times the tables.
-  TableGeometry t;
-  t.primary.entries = t.secondary_k.entries = shape.rows;
-  t.primary.entry_bytes = shape.row_bytes;
-  t.primary.fill = kPrimaryFill;
-  t.secondary_k.entry_bytes = shape.secondary_entry_bytes;
-  t.secondary_k.fill = shape.secondary_fill;
-  std::uint32_t next = 0;
-  build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, next);
-  build_index(t.secondary_k, shape.page_bytes, shape.node_pointer_bytes, next + t.primary.pages());
+  const TableGeometry t = table_geometry(shape, 0);
   return static_cast<std::uint64_t>(tables) * (std::uint64_t{t.primary.pages()} + t.secondary_k.pages());
 }
 
@@ -100,16 +106,8 @@ DataLayout::DataLayout(int tables, const TableShape& shape) : page_bytes_(shape.
   tables_.resize(tables);
   std::uint32_t next = 0;
   for (auto& t : tables_) {
-    t.primary.entries = shape.rows;
-    t.primary.entry_bytes = shape.row_bytes;
-    t.primary.fill = kPrimaryFill;
-    build_index(t.primary, shape.page_bytes, shape.node_pointer_bytes, next);
-    next += t.primary.pages();
-    t.secondary_k.entries = shape.rows;
-    t.secondary_k.entry_bytes = shape.secondary_entry_bytes;
-    t.secondary_k.fill = shape.secondary_fill;
-    build_index(t.secondary_k, shape.page_bytes, shape.node_pointer_bytes, next);
-    next += t.secondary_k.pages();
+    t = table_geometry(shape, next);
+    next += t.primary.pages() + t.secondary_k.pages();
   }
   total_pages_ = next;
 }

@@ -462,18 +462,18 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
   d.doublewrite_files = db["doublewrite_files"].as<int>();
   d.flush_neighbors = db["flush_neighbors"].as<int>();
-  // The pool lives in the compute node's memory: a larger one is a typo (and would make a run
-  // allocate or replay for a pool no host has), not a what-if.
-  if (s.workload.kind == "sysbench" && d.buffer_pool_bytes > s.compute.memory_bytes) {
-    YAML::Node at = raw["database"] && raw["database"]["buffer_pool"] ? raw["database"]["buffer_pool"] : YAML::Node();
-    throw InputError(origin.locate("database.buffer_pool", at), "database.buffer_pool",
-                     "the buffer pool (" + format_quantity(d.buffer_pool_bytes, Dimension::Bytes) +
-                         ") does not fit in the compute node's memory (compute.memory = " +
-                         format_quantity(s.compute.memory_bytes, Dimension::Bytes) + ")");
-  }
-  // Every page of the data set has a slot in the model's buffer pool: a data set past what it tracks
-  // is refused here rather than exhausting the host's memory mid-run.
   if (s.workload.kind == "sysbench") {
+    // The pool lives in the compute node's memory: a larger one is a typo (and would make a run
+    // allocate or replay for a pool no host has), not a what-if.
+    if (d.buffer_pool_bytes > s.compute.memory_bytes) {
+      YAML::Node at = raw["database"] && raw["database"]["buffer_pool"] ? raw["database"]["buffer_pool"] : YAML::Node();
+      throw InputError(origin.locate("database.buffer_pool", at), "database.buffer_pool",
+                       "the buffer pool (" + format_quantity(d.buffer_pool_bytes, Dimension::Bytes) +
+                           ") does not fit in the compute node's memory (compute.memory = " +
+                           format_quantity(s.compute.memory_bytes, Dimension::Bytes) + ")");
+    }
+    // Every page of the data set has a slot in the model's buffer pool: a data set past what it
+    // tracks is refused here rather than exhausting the host's memory mid-run.
     const std::uint64_t pages = DataLayout::pages_for(sb.tables, sysbench_table_shape(sb.table_size, d.page_bytes));
     if (pages > DataLayout::kMaxPages) {
       YAML::Node at = raw["workload"] && raw["workload"]["table_size"] ? raw["workload"]["table_size"]
@@ -484,8 +484,6 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                            std::to_string(pages) + " pages; poolsim tracks every page and at most " +
                            std::to_string(DataLayout::kMaxPages) + " (8 TiB of 16 KiB pages)");
     }
-  }
-  if (s.workload.kind == "sysbench") {
     try {
       s.profile = load_profile(d.profile, base_dir);
     } catch (const InputError& e) {
@@ -522,7 +520,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.max_duration_s = q(sim["max_duration"], Dimension::Seconds);
   // The stop rule re-estimates over all batches after each one: a batch far shorter than the run
   // (1 ns in a 1 s run: 1e9 batches) would spin for hours, not measure better.
-  constexpr double kMaxBatches = 100000;
+  constexpr int kMaxBatches = 100000;
   if (s.simulation.max_duration_s / s.simulation.batch_s > kMaxBatches) {
     YAML::Node at = raw["simulation"] && raw["simulation"]["batch"] ? raw["simulation"]["batch"] : YAML::Node();
     char batches[32];
@@ -530,7 +528,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
     throw InputError(origin.locate("simulation.batch", at), "simulation.batch",
                      "a batch of " + format_quantity(s.simulation.batch_s, Dimension::Seconds) + " makes " + batches +
                          " batches in simulation.max_duration (" + format_quantity(s.simulation.max_duration_s, Dimension::Seconds) +
-                         "); at most 100000: lengthen the batch");
+                         "); at most " + std::to_string(kMaxBatches) + ": lengthen the batch");
   }
   return s;
 }
