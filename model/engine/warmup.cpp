@@ -307,19 +307,20 @@ bool preload_steady_state(BufferPool& pool, const DataLayout& layout, const Sysb
   return true;
 }
 
-void functional_warmup(BufferPool& pool, const DataLayout& layout, const SysbenchMix& mix, std::mt19937_64& rng,
-                       bool direct) {
+std::uint64_t functional_warmup(BufferPool& pool, const DataLayout& layout, const SysbenchMix& mix, std::mt19937_64& rng,
+                                bool direct) {
   // Replay time starts long before the simulation, so old_blocks_time never blocks.
   double t = -1e6;
   const std::uint64_t after_fill = 200000;  // misses replayed once the pool is full
   SteadyStateSummary summary;
+  std::uint64_t touches = 0;
   phase_mark("pool-allocated");
   if (direct && preload_steady_state(pool, layout, mix, rng, &summary)) {
     phase_mark("preload-load");
     // A short replay from that state: the replay's own mechanism settles what the draws leave
     // approximate (the order at the sublists' ends). A data set that fits has nothing to evict and
     // is left as built.
-    std::uint64_t misses = 0, touches = 0;
+    std::uint64_t misses = 0;
     if (layout.total_pages() > pool.frames()) touches = replay_accesses(pool, layout, mix, rng, &t, after_fill, ~0ull, &misses);
     if (std::getenv("POOLSIM_WARMUP_TRACE"))
       std::fprintf(stderr, "warmup: steady-state preload of %u pages (T1 %.0f, T2 %.0f txn; predicted %.3f misses/txn of %.1f touches), "
@@ -333,9 +334,10 @@ void functional_warmup(BufferPool& pool, const DataLayout& layout, const Sysbenc
     // otherwise set it (a 600 GiB pool over a 3 MiB table replayed billions of touches for pages the
     // mix never reaches).
     const std::uint64_t budget = std::min<std::uint64_t>(pool.frames(), layout.total_pages()) + after_fill;
-    replay_accesses(pool, layout, mix, rng, &t, budget, 64ull * budget);
+    touches = replay_accesses(pool, layout, mix, rng, &t, budget, 64ull * budget);
   }
   pool.counters = BufferPool::Counters{};
+  return touches;
 }
 
 }  // namespace poolsim

@@ -35,7 +35,8 @@ bool preload_steady_state(BufferPool& pool, const DataLayout& layout, const Sysb
 
 // The whole functional warm-up: the steady-state preload and a short replay where it applies,
 // otherwise the full replay (fill the pool, then 200k more misses). `direct` false forces the replay.
-void functional_warmup(BufferPool& pool, const DataLayout& layout, const SysbenchMix& mix, std::mt19937_64& rng,
-                       bool direct = true);
+// Returns the page touches replayed.
+std::uint64_t functional_warmup(BufferPool& pool, const DataLayout& layout, const SysbenchMix& mix, std::mt19937_64& rng,
+                                bool direct = true);
 
 }  // namespace poolsim
