@@ -428,6 +428,13 @@ TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "table-scenario2.yaml:13");
   EXPECT_CONTAINS(r.err, "did you mean 'thread'");
+  // A cell the scenario cannot take (threads mapped straight to workload.threads): named at the
+  // table's line, not at the override built from it.
+  std::string bad_cell = poolsim::testing::write_temp("bad-cell.csv", "series,storage,threads,tps,p95\nA,nvme,4,1,1\nB,nvme,many,1,1\n");
+  r = run_cli("validate --scenario " + scenario + " --table " + bad_cell);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "bad-cell.csv:3");
+  EXPECT_CONTAINS(r.err, "workload.threads");
   // Neither traces nor a table.
   r = run_cli("validate --scenario " + scenario);
   EXPECT_EQ(r.exit_code, 2);

@@ -448,7 +448,15 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       if (!cells[index].empty()) row["measured"][figure] = parse_measured(cells[index], table_csv, table.lines[r], table.header[index]);
     if (row["measured"].empty()) throw InputError({table_csv, table.lines[r], 0}, "", "the row has no measured figure");
     row["params"] = params;
-    auto loaded = load_scenarios(scenario_file, overrides, false);
+    std::vector<Scenario> loaded;
+    try {
+      loaded = load_scenarios(scenario_file, overrides, false);
+    } catch (const InputError& e) {
+      // The scenario itself loaded above with the base overrides, so a value set from this row's
+      // cells is what is wrong: name the table's line, not the override built from it.
+      if (e.where().file.rfind("--set ", 0) != 0) throw;
+      throw InputError({table_csv, table.lines[r], 0}, e.key(), e.detail());
+    }
     if (options.duration_s > 0)
       loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
     points.push_back(std::move(loaded.front()));
