@@ -620,8 +620,7 @@ Trace load_trace(const std::string& dir) {
   // another configuration and compare it with this one's figures.
   if (t.sysbench.threads > 0 && t.meta["workload"]["threads"].as<int>() != t.sysbench.threads) {
     const YAML::Node at = meta["workload"] ? meta["workload"]["threads"] : YAML::Node();
-    const int line = at.IsDefined() && at.Mark().line >= 0 ? at.Mark().line + 1 : 0;
-    throw InputError({meta_file, line, at.IsDefined() && at.Mark().column >= 0 ? at.Mark().column + 1 : 0}, "workload.threads",
+    throw InputError(Origin{meta_file, {}}.locate("workload.threads", at), "workload.threads",
                      "says " + std::to_string(t.meta["workload"]["threads"].as<int>()) + " threads but sysbench.log:" +
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
