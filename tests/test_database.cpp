@@ -14,6 +14,7 @@
 #include "engine/btree.h"
 #include "engine/buffer_pool.h"
 #include "engine/warmup.h"
+#include "platform/page_cache.h"
 #include "sim/simulation.h"
 #include "test_support.h"
 
@@ -106,6 +107,48 @@ TEST(BufferPool, UniformAccessMatchesChe) {
   }
 }
 
+TEST(OsPageCache, UniformReadsHitAsTheCapacityOverTheData) {
+  // An LRU under uniform independent references holds a uniform sample of the pages, so its hit
+  // ratio is capacity / pages (Che's approximation for equal probabilities).
+  const std::uint32_t pages = 20000;
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::uint32_t> pick(0, pages - 1);
+  for (std::uint64_t capacity : {2000u, 10000u, 16000u}) {
+    OsPageCache cache(pages, capacity);
+    for (int i = 0; i < 200000; ++i) cache.read(pick(rng));  // warm
+    cache.counters = OsPageCache::Counters{};
+    for (int i = 0; i < 400000; ++i) cache.read(pick(rng));
+    const double hit = static_cast<double>(cache.counters.hits) / (cache.counters.hits + cache.counters.misses);
+    EXPECT_NEAR(hit, static_cast<double>(capacity) / pages, 0.01) << capacity;
+    EXPECT_EQ(cache.cached_pages(), capacity);
+  }
+  // A written page is cached and the most recent: the next capacity - 1 new pages do not evict it.
+  OsPageCache small(100, 10);
+  small.write(42);
+  for (std::uint32_t p = 0; p < 9; ++p) small.read(p);
+  EXPECT_TRUE(small.holds(42));
+  small.read(50);
+  EXPECT_FALSE(small.holds(42));
+  // A cache as large as the data keeps no list: every read hits.
+  OsPageCache all(100, 100);
+  EXPECT_TRUE(all.holds_everything());
+  EXPECT_TRUE(all.read(99));
+}
+
+TEST(OsPageCache, TheUniformWarmStateHoldsThePoolsPagesAndASampleOfTheRest) {
+  OsPageCache cache(1000, 300);
+  std::mt19937_64 rng(1);
+  cache.warm_uniform([](std::uint32_t p) { return p < 100; }, rng);  // the pool holds pages 0-99
+  EXPECT_EQ(cache.cached_pages(), 300u);
+  int pool_pages = 0;
+  for (std::uint32_t p = 0; p < 100; ++p) pool_pages += cache.holds(p);
+  EXPECT_EQ(pool_pages, 100);
+  // The pool's pages are the most recent: 200 new pages evict only the sample.
+  for (std::uint32_t p = 0, added = 0; added < 200; ++p)
+    if (!cache.holds(999 - p)) cache.read(999 - p), ++added;
+  for (std::uint32_t p = 0; p < 100; ++p) EXPECT_TRUE(cache.holds(p)) << p;
+}
+
 TEST(BufferPool, SkewedAccessMatchesCheInLruModeAndMidpointDoesBetter) {
   // 10 % of pages take 50 % of the references. With the old sublist spanning the whole list
   // (old ratio 1) midpoint insertion is plain LRU, which Che's approximation describes; InnoDB's
@@ -168,6 +211,7 @@ TEST(BufferPool, RememberedTailScanMatchesAWalkFromTheTail) {
     }
     if (step % 97 == 0) {
       ASSERT_TRUE(pool.tail_scan_consistent()) << "step " << step;
+      ASSERT_TRUE(pool.list_consistent()) << "step " << step;
     }
   }
   EXPECT_TRUE(pool.tail_scan_consistent());
@@ -271,6 +315,29 @@ TEST(Database, FullyCachedRunDoesNoReads) {
   EXPECT_EQ(r["innodb"][0]["page_reads_per_txn"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(r["innodb"][0]["hit_ratio"].get<double>(), 1.0);
   EXPECT_GT(r["tps"].get<double>(), 0);
+}
+
+TEST(Database, BufferedDataFilesReadTheMissesTheOsPageCacheHolds) {
+  // flush_method fsync on a 24 GiB host: the page cache holds the whole ~50 MB data set, so every
+  // buffer-pool miss is a copy (no device read) and the run is faster than with O_DIRECT.
+  auto r = run_points(load_scenarios_from_text(std::string(kSmallDatabase) + "sweep: {database.flush_method: [O_DIRECT, fsync]}\n", "t.yaml"), 2);
+  const auto& direct = r[0];
+  const auto& buffered = r[1];
+  const double reads = buffered["innodb"][0]["page_reads_per_txn"].get<double>();
+  ASSERT_GT(reads, 1.0);
+  EXPECT_DOUBLE_EQ(buffered["innodb"][0]["page_cache_reads_per_txn"].get<double>(), reads);
+  EXPECT_DOUBLE_EQ(buffered["devices"][0]["reads_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(direct["innodb"][0]["page_cache_reads_per_txn"].get<double>(), 0.0);
+  EXPECT_GT(direct["devices"][0]["reads_per_s"].get<double>(), 0.0);
+  EXPECT_GT(buffered["tps"].get<double>(), direct["tps"].get<double>());
+  // A page cache of a quarter of the data: it serves part of the misses, and the device the rest.
+  auto part = run("database: {buffer_pool: 8MiB, io_capacity: 2000, flush_method: fsync, page_cache: 12MiB}\n");
+  const double part_reads = part["innodb"][0]["page_reads_per_txn"].get<double>();
+  const double from_cache = part["innodb"][0]["page_cache_reads_per_txn"].get<double>();
+  EXPECT_GT(from_cache, 0.0);
+  EXPECT_LT(from_cache, part_reads);
+  EXPECT_NEAR(part["devices"][0]["reads_per_s"].get<double>() / part["tps"].get<double>(), part_reads - from_cache,
+              0.05 * part_reads);
 }
 
 TEST(Database, FlushLogAtCommitOneFsyncsEveryGroup) {

@@ -141,6 +141,25 @@ TEST(ScenarioErrors, BufferPoolLargerThanTheHostsMemory) {
   EXPECT_CONTAINS(error_of("workload: {kind: sysbench}\ndatabase: {buffer_pool: 1e30GiB}\n"), "compute.memory = 24GiB");
 }
 
+TEST(ScenarioErrors, APageCacheBesideThePoolMustFitAndFollowUniformKeysWhenSmallerThanTheData) {
+  // flush_method fsync: the OS page cache holds the data files in the memory the pool leaves.
+  auto e = error_of("compute: {memory: 16GiB}\nworkload: {kind: sysbench}\ndatabase:\n  buffer_pool: 8GiB\n  flush_method: fsync\n  page_cache: 12GiB\n");
+  EXPECT_CONTAINS(e, "bad.yaml:6:15");
+  EXPECT_CONTAINS(e, "database.page_cache");
+  EXPECT_CONTAINS(e, "does not fit beside the buffer pool");
+  // A cache smaller than the data starts from uniform keys' steady state: other keys are refused.
+  e = error_of("workload: {kind: sysbench, tables: 4, table_size: 1000000, rand_type: special}\n"
+               "database: {buffer_pool: 64MiB, flush_method: fsync, page_cache: 128MiB}\n");
+  EXPECT_CONTAINS(e, "database.page_cache");
+  EXPECT_CONTAINS(e, "uniform keys only (rand_type is special)");
+  // The same cache with uniform keys, or one that holds the whole data set with any keys, loads.
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, tables: 4, table_size: 1000000, rand_type: uniform}\n"
+                                           "database: {buffer_pool: 64MiB, flush_method: fsync, page_cache: 128MiB}\n", "ok.yaml"));
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, tables: 4, table_size: 1000000, rand_type: special}\n"
+                                           "database: {buffer_pool: 64MiB, flush_method: fsync}\n", "ok.yaml"));
+  EXPECT_CONTAINS(error_of("database: {flush_method: O_DSYNC}\n"), "database.flush_method");
+}
+
 TEST(ScenarioErrors, ADataSetPastWhatThePoolTracksOrBatchesTooShortAreRefused) {
   // 100,000 x 4e9 rows: ~6e12 pages, which overflowed the 32-bit page numbers and exhausted memory.
   auto e = error_of("workload: {kind: sysbench, tables: 100000, table_size: 4000000000}\n");

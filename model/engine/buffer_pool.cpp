@@ -97,6 +97,18 @@ bool BufferPool::tail_scan_consistent() const {
   return true;
 }
 
+bool BufferPool::list_consistent() const {
+  std::uint32_t count = 0, old_count = 0, previous = kNone;
+  bool in_old = false;
+  for (std::uint32_t page = head_; page != kNone; previous = page, page = slots_[page].next) {
+    if (++count > lru_length_ || slots_[page].prev != previous || !(slots_[page].state & kResident)) return false;
+    if (page == old_) in_old = true;
+    if (static_cast<bool>(slots_[page].state & kOld) != in_old) return false;
+    old_count += in_old;
+  }
+  return previous == tail_ && count == lru_length_ && old_count == old_length_ && count + free_ == frames_;
+}
+
 void BufferPool::rebalance_old() {
   if (lru_length_ < kOldMinLength) return;
   auto target = static_cast<std::uint32_t>(lru_length_ * old_ratio_);

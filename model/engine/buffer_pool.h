@@ -93,6 +93,9 @@ public:
 
   // Whether the remembered tail scan matches the LRU list (a check for tests; walks the list).
   bool tail_scan_consistent() const;
+  // The LRU list's own invariants: links both ways, every linked page resident, the count, the old
+  // sublist a contiguous run from old_ to the tail, and the frames: resident + free = frames.
+  bool list_consistent() const;
 
 private:
   // kTailScanned: the page is in the run of pages at the LRU tail known not to be evictable.

@@ -121,6 +121,9 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
             static_cast<std::uint32_t>(std::lround(config.buffer_pool_bytes * profile.pool_frames_ratio / config.page_bytes)),
             config.old_blocks_ratio, config.old_blocks_time_s),
       rng_(seed) {
+  const double cache_pages = std::floor(config.page_cache_bytes / config.page_bytes);
+  if (config.buffered_data_files && cache_pages >= 1)
+    page_cache_ = std::make_unique<OsPageCache>(layout.total_pages(), static_cast<std::uint64_t>(cache_pages));
   cleaner_mutex_ = sg::Mutex::create();
   cleaner_wakeup_ = sg::ConditionVariable::create();
   if (config.doublewrite_files > 0) doublewrite_slots_ = sg::Semaphore::create(config.doublewrite_files);
@@ -148,6 +151,7 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
   // over, so the timed warm-up starts from a steady LRU instead of an empty pool: built directly as
   // that replay's steady state where the keys are uniform, then a short replay (engine/warmup.cpp).
   poolsim::functional_warmup(pool_, layout_, mix, rng);
+  if (page_cache_) page_cache_->warm_uniform([this](std::uint32_t p) { return pool_.resident(p); }, rng);
 }
 
 void InnodbServer::start_background() {
@@ -276,6 +280,7 @@ void InnodbServer::single_page_flush() {
   fsync_data_file();
   if (slot) single_page_slots_->release();  // buf_page_io_complete -> buf_dblwr_update
   ++counters.page_writes;
+  if (page_cache_) page_cache_->write(page);  // written through the page cache: it stays there
   pool_.set_write_fix(page, false);
   pool_.mark_clean(page);
   if (!pool_.in_flight(page)) pool_.evict(page);
@@ -292,6 +297,10 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
         pool_.free_frames() < lru_free_target() / 2) {
       cleaner_requested_ = true;
       cleaner_wakeup_->notify_all();
+    }
+    if (page_cache_ && page_cache_->read(page)) {
+      read_from_page_cache(t, page, modify);
+      return;
     }
     t.pending_cpu_s += node_.storage->issue_cpu_s();  // issuing the read, merged into this burst
     if (read_after_burst(t, page)) {
@@ -360,7 +369,36 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   return true;
 }
 
-void InnodbServer::finish_read(ClientThread& t, std::uint32_t page) {
+void InnodbServer::read_from_page_cache(ClientThread& t, std::uint32_t page, bool modify) {
+  // A pread the kernel serves from its page cache: no IO wait, the copy's CPU joins the thread's
+  // burst. The frame comes as for a device read; only when none is at hand does the thread wait.
+  // Waking the page cleaner (a simcall) or waiting for a frame lets other threads run, and one of
+  // them may have read the page meanwhile: then it is a hit, as in access().
+  if (!pool_.resident(page) && pool_.free_frames() == 0 && !evict_clean_near_tail(kLruSearchScanThreshold)) {
+    t.settle();
+    get_free_frame(t);
+  }
+  if (pool_.resident(page)) {
+    if (pool_.in_flight(page)) {
+      t.settle();
+      double start = now();
+      if (pool_.in_flight(page)) {
+        auto& queue = reading_[page];
+        if (!queue) queue = std::make_unique<WaitQueue>();
+        queue->wait();
+      }
+      t.breakdown.read_io_s += now() - start;
+    }
+    if (modify) pool_.mark_dirty(page, redo_->lsn());
+    return;
+  }
+  pool_.insert_reading(page, now());
+  ++counters.page_cache_reads;
+  finish_read(t, page, /*from_page_cache=*/true);
+  if (modify) pool_.mark_dirty(page, redo_->lsn());
+}
+
+void InnodbServer::finish_read(ClientThread& t, std::uint32_t page, bool from_page_cache) {
   // The page is in: count it, release the threads that waited for this read (io_fix), and charge
   // the read's CPU to the next burst.
   ++counters.page_reads;
@@ -371,8 +409,8 @@ void InnodbServer::finish_read(ClientThread& t, std::uint32_t page) {
     reading_.erase(waiting);
     queue->wake_all();
   }
-  t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + node_.storage->host_cpu_per_io_s();
-  t.on_irq_core = node_.irq_core >= 0;
+  t.pending_cpu_s += profile_.page_read_cpu_s + checksum_cpu_s() + (from_page_cache ? 0.0 : node_.storage->host_cpu_per_io_s());
+  t.on_irq_core = !from_page_cache && node_.irq_core >= 0;
 }
 
 void InnodbServer::touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
@@ -696,6 +734,8 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     if (file) fsync_data_file();
   if (doublewrite && doublewrite_slots_) doublewrite_slots_->release();
   counters.page_writes += pages.size();
+  if (page_cache_)
+    for (auto p : pages) page_cache_->write(p);  // written through the page cache: they stay there
   if (!free_each)
     for (auto p : pages) {
       pool_.set_write_fix(p, false);
@@ -892,6 +932,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"hit_ratio", touches > 0 ? c.hits / touches : 1.0},
           {"misses_per_txn", per_txn(c.misses)},
           {"page_reads_per_txn", per_txn(counters.page_reads)},
+          {"page_cache_reads_per_txn", per_txn(counters.page_cache_reads)},
           {"page_writes_per_txn", per_txn(counters.page_writes + counters.doublewrite_pages)},
           {"data_page_writes_per_txn", per_txn(counters.page_writes)},
           {"doublewrite_pages_per_txn", per_txn(counters.doublewrite_pages)},

@@ -14,6 +14,7 @@
 #include "engine/btree.h"
 #include "engine/buffer_pool.h"
 #include "engine/profile.h"
+#include "platform/page_cache.h"
 #include "platform/platform.h"
 #include "workload/sysbench.h"
 
@@ -89,11 +90,13 @@ public:
   void reset_counters();
   nlohmann::ordered_json report(double elapsed_s, double transactions);
   BufferPool& pool() { return pool_; }
+  // The OS page cache in front of the data files (flush_method fsync), or null (O_DIRECT).
+  const OsPageCache* page_cache() const { return page_cache_.get(); }
 
   struct Counters {
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
                   lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
-                  commits = 0;
+                  commits = 0, page_cache_reads = 0;  // page_cache_reads: page_reads served by the OS page cache
     double single_page_slot_wait_s = 0;  // time threads waited for a single-page doublewrite slot
   };
   Counters counters;
@@ -103,7 +106,11 @@ private:
   void access(ClientThread& t, std::uint32_t page, bool modify);
   // A miss as one wait (burst booked ahead, read issued at its end); false when it does not apply.
   bool read_after_burst(ClientThread& t, std::uint32_t page);
-  void finish_read(ClientThread& t, std::uint32_t page);  // a miss's read has completed
+  // A miss's read has completed; `from_page_cache`: it was a copy from the OS page cache, which
+  // takes no path to the device.
+  void finish_read(ClientThread& t, std::uint32_t page, bool from_page_cache = false);
+  // A miss the OS page cache holds: a frame, then the copy as CPU merged into the thread's burst.
+  void read_from_page_cache(ClientThread& t, std::uint32_t page, bool modify);
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
                         std::uint32_t extra_leaves = 0);
   void get_free_frame(ClientThread& t);
@@ -164,6 +171,7 @@ private:
   DatabaseConfig config_;
   ServerProfile profile_;
   BufferPool pool_;
+  std::unique_ptr<OsPageCache> page_cache_;
   std::unique_ptr<GroupCommitLog> redo_, binlog_;
   std::uint64_t doublewrite_offset_;
   std::unordered_map<std::uint32_t, std::unique_ptr<WaitQueue>> reading_;  // pages being read

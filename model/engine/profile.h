@@ -108,6 +108,10 @@ struct DatabaseConfig {
   int buffer_pool_instances = 1;  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free per instance
   int doublewrite_files = 0;      // doublewrite batches in flight at once (MySQL 5.7: 1 shared buffer); 0: no limit
   int flush_neighbors = 0;        // innodb_flush_neighbors: 0 off, 1 the contiguous dirty run, 2 the whole area
+  // innodb_flush_method: O_DIRECT bypasses the OS page cache; fsync reads and writes the data files
+  // through it, so a buffer-pool miss the page cache holds is a memory copy, not a device read.
+  bool buffered_data_files = false;
+  double page_cache_bytes = 0;    // with buffered_data_files: the OS page cache's capacity
 };
 
 }  // namespace poolsim

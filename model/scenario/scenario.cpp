@@ -162,6 +162,8 @@ SpecPtr build_scenario_schema() {
            {"page_cleaners", with_default(integer(1.0, 64.0, "innodb_page_cleaners: LRU flush batches running in parallel (MySQL 5.7/8.0 default 4; MariaDB 10.5+ has one page cleaner)"), "1")},
            {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance"), "1")},
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
+           {"flush_method", with_default(one_of({"O_DIRECT", "fsync"}, "innodb_flush_method: O_DIRECT opens the data files past the OS page cache (MariaDB 10.6+ default); fsync reads and writes them through it (MySQL 5.x and MariaDB <= 10.5 default), so a buffer-pool miss the page cache holds is a memory copy, not a device read"), "O_DIRECT")},
+           {"page_cache", with_default(with_keywords(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool"), {"auto"}), "auto")},
            {"flush_neighbors", with_default(integer(0.0, 2.0, "innodb_flush_neighbors: a page flushed also writes the dirty pages of its 64-page area, 1 the contiguous run around it, 2 all of them (LRU flushes take only old pages, and free them too); 0: off. Defaults: MySQL 8.0 0, MySQL 5.7 and MariaDB 1 (MariaDB only on devices it finds rotational: the profile's flush_neighbors_devices)"), "0")},
        }, "The database server (InnoDB)")},
       {"simulation", map({
@@ -462,6 +464,9 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
   d.doublewrite_files = db["doublewrite_files"].as<int>();
   d.flush_neighbors = db["flush_neighbors"].as<int>();
+  d.buffered_data_files = db["flush_method"].Scalar() == "fsync";
+  d.page_cache_bytes = db["page_cache"].Scalar() == "auto" ? std::max(0.0, s.compute.memory_bytes - d.buffer_pool_bytes)
+                                                           : q(db["page_cache"], Dimension::Bytes);
   if (s.workload.kind == "sysbench") {
     // The pool lives in the compute node's memory: a larger one is a typo (and would make a run
     // allocate or replay for a pool no host has), not a what-if.
@@ -483,6 +488,26 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                        std::to_string(sb.tables) + " tables x " + std::to_string(sb.table_size) + " rows take " +
                            std::to_string(pages) + " pages; poolsim tracks every page and at most " +
                            std::to_string(DataLayout::kMaxPages) + " (8 TiB of 16 KiB pages)");
+    }
+    if (d.buffered_data_files) {
+      YAML::Node at = raw["database"] && raw["database"]["page_cache"] ? raw["database"]["page_cache"]
+                      : raw["database"] && raw["database"]["flush_method"] ? raw["database"]["flush_method"]
+                                                                           : YAML::Node();
+      const double spare_bytes = s.compute.memory_bytes - d.buffer_pool_bytes;
+      if (d.page_cache_bytes > spare_bytes)
+        throw InputError(origin.locate("database.page_cache", at), "database.page_cache",
+                         "the page cache (" + format_quantity(d.page_cache_bytes, Dimension::Bytes) +
+                             ") does not fit beside the buffer pool in the compute node's memory (" +
+                             format_quantity(s.compute.memory_bytes, Dimension::Bytes) + " less " +
+                             format_quantity(d.buffer_pool_bytes, Dimension::Bytes) + ")");
+      // A cache smaller than the data starts from the steady state of uniform keys (OsPageCache::
+      // warm_uniform); for skewed keys that state is not known, so the case is refused, not guessed.
+      if (d.page_cache_bytes / d.page_bytes < static_cast<double>(pages) && sb.rand_type != "uniform")
+        throw InputError(origin.locate("database.page_cache", at), "database.page_cache",
+                         "flush_method fsync with a page cache smaller than the data set (" +
+                             format_quantity(d.page_cache_bytes, Dimension::Bytes) + " for " +
+                             std::to_string(pages) + " pages) is modelled for uniform keys only (rand_type is " +
+                             sb.rand_type + ")");
     }
     try {
       s.profile = load_profile(d.profile, base_dir);
