@@ -572,6 +572,23 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   EXPECT_CONTAINS(rw50, "doublewrite_files: 1\n");
   EXPECT_EQ(scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), kTraces + "/local-vm/profile.yaml", {}, 5).find("doublewrite_files"),
             std::string::npos);
+  // The pool's instances as the server ran (my.cnf.04: 2); MariaDB 10.5+ has one whatever the setting.
+  EXPECT_CONTAINS(rw50, "buffer_pool_instances: 2\n");
+  const std::string local = scenario_for_trace(load_trace(kTraces + "/local-vm/disk-bp1G-t4"), kTraces + "/local-vm/profile.yaml", {}, 5);
+  EXPECT_EQ(local.find("buffer_pool_instances"), std::string::npos);
+  // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
+  // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).
+  EXPECT_EQ(local.find("flush_method"), std::string::npos);
+  EXPECT_EQ(scenario_for_trace(load_trace(kTraces + "/local-vm/tmpfs-bp512M-t4"), kTraces + "/local-vm/profile.yaml", {}, 5).find("flush_method"),
+            std::string::npos);
+  {
+    std::string buffered = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "buffered");
+    std::string meta = poolsim::testing::read_file(buffered + "/meta.yaml");
+    const auto at = meta.find("flush_method: O_DIRECT");
+    ASSERT_NE(at, std::string::npos);
+    std::ofstream(buffered + "/meta.yaml") << meta.replace(at, 22, "flush_method: fsync");
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(buffered), kTraces + "/local-vm/profile.yaml", {}, 5), "  flush_method: fsync\n");
+  }
   // A storage.model that is not in the catalogue names the file, line and key.
   std::string dir = copy_trace(kTraces + "/mdev-13845/bp16G-ro-t1", "bad-model");
   std::string meta;

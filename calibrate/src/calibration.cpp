@@ -945,6 +945,19 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
   auto scan_depth = t.variables.find("innodb_lru_scan_depth");
   if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
+  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free pages per instance. MariaDB
+  // 10.5+ has one instance whatever the setting (deprecated, no effect: MariaDB KB); MySQL and MariaDB
+  // <= 10.4 divide the pool as set (variables.tsv, else meta.yaml's server section).
+  if (!(t.meta["engine"]["product"].Scalar() == "mariadb" &&
+        version_triple(t.meta["engine"]["version"].Scalar()) >= VersionTriple{10, 5, 0})) {
+    auto instances = t.variables.find("innodb_buffer_pool_instances");
+    if (instances != t.variables.end()) y << "  buffer_pool_instances: " << instances->second << "\n";
+    else if (s["buffer_pool_instances"]) y << "  buffer_pool_instances: " << s["buffer_pool_instances"].Scalar() << "\n";
+  }
+  // innodb_flush_method fsync reads the data files through the OS page cache. On tmpfs the files are
+  // that cache already, and the trace's device (the fitted tmpfs) stands for it: not passed there.
+  if (s["flush_method"] && s["flush_method"].Scalar() == "fsync" && t.meta["storage"]["kind"].Scalar() != "tmpfs")
+    y << "  flush_method: fsync\n";
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
   int doublewrite_files = doublewrite_files_of(t.meta["engine"]["product"].Scalar(), t.meta["engine"]["version"].Scalar());
