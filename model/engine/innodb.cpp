@@ -312,18 +312,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
     hit = pool_.resident(page);
   }
   if (hit) {
-    if (pool_.in_flight(page)) {
-      // Another thread is reading it: wait for that read (io_fix). The first waiter makes the
-      // queue, so a read nobody waits for costs no allocation.
-      t.settle();
-      double start = now();
-      if (pool_.in_flight(page)) {
-        auto& queue = reading_[page];
-        if (!queue) queue = std::make_unique<WaitQueue>();
-        queue->wait();
-      }
-      t.breakdown.read_io_s += now() - start;
-    }
+    if (pool_.in_flight(page)) wait_for_read(t, page);
   } else {
     pool_.insert_reading(page, now());
     double start = now();
@@ -369,6 +358,19 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
   return true;
 }
 
+void InnodbServer::wait_for_read(ClientThread& t, std::uint32_t page) {
+  // Another thread is reading the page: wait for that read (io_fix). The first waiter makes the
+  // queue, so a read nobody waits for costs no allocation.
+  t.settle();
+  double start = now();
+  if (pool_.in_flight(page)) {
+    auto& queue = reading_[page];
+    if (!queue) queue = std::make_unique<WaitQueue>();
+    queue->wait();
+  }
+  t.breakdown.read_io_s += now() - start;
+}
+
 void InnodbServer::read_from_page_cache(ClientThread& t, std::uint32_t page, bool modify) {
   // A pread the kernel serves from its page cache: no IO wait, the copy's CPU joins the thread's
   // burst. The frame comes as for a device read; only when none is at hand does the thread wait.
@@ -379,16 +381,7 @@ void InnodbServer::read_from_page_cache(ClientThread& t, std::uint32_t page, boo
     get_free_frame(t);
   }
   if (pool_.resident(page)) {
-    if (pool_.in_flight(page)) {
-      t.settle();
-      double start = now();
-      if (pool_.in_flight(page)) {
-        auto& queue = reading_[page];
-        if (!queue) queue = std::make_unique<WaitQueue>();
-        queue->wait();
-      }
-      t.breakdown.read_io_s += now() - start;
-    }
+    if (pool_.in_flight(page)) wait_for_read(t, page);
     if (modify) pool_.mark_dirty(page, redo_->lsn());
     return;
   }

@@ -109,6 +109,8 @@ private:
   // A miss's read has completed; `from_page_cache`: it was a copy from the OS page cache, which
   // takes no path to the device.
   void finish_read(ClientThread& t, std::uint32_t page, bool from_page_cache = false);
+  // A page another thread is reading (in flight): wait for that read.
+  void wait_for_read(ClientThread& t, std::uint32_t page);
   // A miss the OS page cache holds: a frame, then the copy as CPU merged into the thread's burst.
   void read_from_page_cache(ClientThread& t, std::uint32_t page, bool modify);
   void touch_index_path(ClientThread& t, const IndexGeometry& index, std::uint64_t position, bool modify,
