@@ -375,7 +375,8 @@ void InnodbServer::read_from_page_cache(ClientThread& t, std::uint32_t page, boo
   // A pread the kernel serves from its page cache: no IO wait, the copy's CPU joins the thread's
   // burst. The frame comes as for a device read; only when none is at hand does the thread wait.
   // Waking the page cleaner (a simcall) or waiting for a frame lets other threads run, and one of
-  // them may have read the page meanwhile: then it is a hit, as in access().
+  // them may have read the page meanwhile: then it is a hit, as in access() (the page cache has
+  // counted a read it did not serve: only its LRU order feels that).
   if (!pool_.resident(page) && pool_.free_frames() == 0 && !evict_clean_near_tail(kLruSearchScanThreshold)) {
     t.settle();
     get_free_frame(t);

@@ -90,8 +90,6 @@ public:
   void reset_counters();
   nlohmann::ordered_json report(double elapsed_s, double transactions);
   BufferPool& pool() { return pool_; }
-  // The OS page cache in front of the data files (flush_method fsync), or null (O_DIRECT).
-  const OsPageCache* page_cache() const { return page_cache_.get(); }
 
   struct Counters {
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
@@ -173,7 +171,7 @@ private:
   DatabaseConfig config_;
   ServerProfile profile_;
   BufferPool pool_;
-  std::unique_ptr<OsPageCache> page_cache_;
+  std::unique_ptr<OsPageCache> page_cache_;  // the OS page cache in front of the data files (flush_method fsync), or null
   std::unique_ptr<GroupCommitLog> redo_, binlog_;
   std::uint64_t doublewrite_offset_;
   std::unordered_map<std::uint32_t, std::unique_ptr<WaitQueue>> reading_;  // pages being read
