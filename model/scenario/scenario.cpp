@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -246,6 +247,15 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
 
 namespace {
 
+// The first of `keys` the file itself writes under `section` (a null node when it writes none: the
+// value came from a default or --set), for an error's file:line:column.
+YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializer_list<const char*> keys) {
+  if (raw[section])
+    for (const char* key : keys)
+      if (raw[section][key]) return raw[section][key];
+  return YAML::Node();
+}
+
 // Sets node[path] = value, creating maps along the way.
 void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
   std::vector<std::string> parts;
@@ -471,8 +481,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
     // The pool lives in the compute node's memory: a larger one is a typo (and would make a run
     // allocate or replay for a pool no host has), not a what-if.
     if (d.buffer_pool_bytes > s.compute.memory_bytes) {
-      YAML::Node at = raw["database"] && raw["database"]["buffer_pool"] ? raw["database"]["buffer_pool"] : YAML::Node();
-      throw InputError(origin.locate("database.buffer_pool", at), "database.buffer_pool",
+      throw InputError(origin.locate("database.buffer_pool", written_at(raw, "database", {"buffer_pool"})), "database.buffer_pool",
                        "the buffer pool (" + format_quantity(d.buffer_pool_bytes, Dimension::Bytes) +
                            ") does not fit in the compute node's memory (compute.memory = " +
                            format_quantity(s.compute.memory_bytes, Dimension::Bytes) + ")");
@@ -481,18 +490,13 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
     // tracks is refused here rather than exhausting the host's memory mid-run.
     const std::uint64_t pages = DataLayout::pages_for(sb.tables, sysbench_table_shape(sb.table_size, d.page_bytes));
     if (pages > DataLayout::kMaxPages) {
-      YAML::Node at = raw["workload"] && raw["workload"]["table_size"] ? raw["workload"]["table_size"]
-                      : raw["workload"] && raw["workload"]["tables"]   ? raw["workload"]["tables"]
-                                                                         : YAML::Node();
-      throw InputError(origin.locate("workload.table_size", at), "workload.table_size",
+      throw InputError(origin.locate("workload.table_size", written_at(raw, "workload", {"table_size", "tables"})), "workload.table_size",
                        std::to_string(sb.tables) + " tables x " + std::to_string(sb.table_size) + " rows take " +
                            std::to_string(pages) + " pages; poolsim tracks every page and at most " +
                            std::to_string(DataLayout::kMaxPages) + " (8 TiB of 16 KiB pages)");
     }
     if (d.buffered_data_files) {
-      YAML::Node at = raw["database"] && raw["database"]["page_cache"] ? raw["database"]["page_cache"]
-                      : raw["database"] && raw["database"]["flush_method"] ? raw["database"]["flush_method"]
-                                                                           : YAML::Node();
+      const YAML::Node at = written_at(raw, "database", {"page_cache", "flush_method"});
       const double spare_bytes = s.compute.memory_bytes - d.buffer_pool_bytes;
       if (d.page_cache_bytes > spare_bytes)
         throw InputError(origin.locate("database.page_cache", at), "database.page_cache",
@@ -513,8 +517,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
       s.profile = load_profile(d.profile, base_dir);
     } catch (const InputError& e) {
       if (e.where().line > 0) throw;
-      YAML::Node at = raw["database"] && raw["database"]["profile"] ? raw["database"]["profile"] : YAML::Node();
-      throw InputError(origin.locate("database.profile", at), "database.profile", e.detail());
+      throw InputError(origin.locate("database.profile", written_at(raw, "database", {"profile"})), "database.profile", e.detail());
     }
   }
 
@@ -547,10 +550,9 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   // (1 ns in a 1 s run: 1e9 batches) would spin for hours, not measure better.
   constexpr int kMaxBatches = 100000;
   if (s.simulation.max_duration_s / s.simulation.batch_s > kMaxBatches) {
-    YAML::Node at = raw["simulation"] && raw["simulation"]["batch"] ? raw["simulation"]["batch"] : YAML::Node();
     char batches[32];
     std::snprintf(batches, sizeof batches, "%.3g", s.simulation.max_duration_s / s.simulation.batch_s);
-    throw InputError(origin.locate("simulation.batch", at), "simulation.batch",
+    throw InputError(origin.locate("simulation.batch", written_at(raw, "simulation", {"batch"})), "simulation.batch",
                      "a batch of " + format_quantity(s.simulation.batch_s, Dimension::Seconds) + " makes " + batches +
                          " batches in simulation.max_duration (" + format_quantity(s.simulation.max_duration_s, Dimension::Seconds) +
                          "); at most " + std::to_string(kMaxBatches) + ": lengthen the batch");
