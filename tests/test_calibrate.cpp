@@ -94,6 +94,14 @@ TEST(Trace, AnOpenLoopTraceIsSimulatedAsAnOpenLoop) {
   EXPECT_EQ(closed.find("rate:"), std::string::npos) << closed;
 }
 
+// Replaces the first `from` in a copied trace's meta.yaml by `to` (which must be there).
+void replace_in_meta(const std::string& dir, const std::string& from, const std::string& to) {
+  std::string meta = poolsim::testing::read_file(dir + "/meta.yaml");
+  const auto at = meta.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  std::ofstream(dir + "/meta.yaml") << meta.replace(at, from.size(), to);
+}
+
 // Removes capture.py --cpu-probe's figures from a copied trace's meta.yaml.
 void remove_cpu_probe(const std::string& dir) {
   YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
@@ -583,23 +591,12 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
             std::string::npos);
   {
     std::string buffered = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "buffered");
-    std::string meta = poolsim::testing::read_file(buffered + "/meta.yaml");
-    const auto at = meta.find("flush_method: O_DIRECT");
-    ASSERT_NE(at, std::string::npos);
-    std::ofstream(buffered + "/meta.yaml") << meta.replace(at, 22, "flush_method: fsync");
+    replace_in_meta(buffered, "flush_method: O_DIRECT", "flush_method: fsync");
     EXPECT_CONTAINS(scenario_for_trace(load_trace(buffered), kTraces + "/local-vm/profile.yaml", {}, 5), "  flush_method: fsync\n");
   }
   // A storage.model that is not in the catalogue names the file, line and key.
   std::string dir = copy_trace(kTraces + "/mdev-13845/bp16G-ro-t1", "bad-model");
-  std::string meta;
-  {
-    std::ifstream in(dir + "/meta.yaml");
-    std::stringstream s;
-    s << in.rdbuf();
-    meta = s.str();
-  }
-  meta.replace(meta.find("model: samsung-850-pro"), 22, "model: samsung-850-prox");
-  std::ofstream(dir + "/meta.yaml") << meta;
+  replace_in_meta(dir, "model: samsung-850-pro", "model: samsung-850-prox");
   auto e = error_of([&] { device_yaml_for(load_trace(dir), 0); });
   EXPECT_CONTAINS(e, "meta.yaml:");
   EXPECT_CONTAINS(e, "storage.model");
