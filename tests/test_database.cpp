@@ -415,6 +415,25 @@ TEST(Database, SinglePageFlushesShareTheDoublewriteBuffersEightSlots) {
   EXPECT_LE(shared["single_page_flushes_per_s"].get<double>(), kSlots / (kFlushesHeld * kFlushLatency_s));
 }
 
+TEST(Database, LruFlushGoesInstanceByInstanceUpToTheScanDepth) {
+  // MySQL 5.6-8.0 and MariaDB <= 10.4 flush the LRU one buffer pool instance after the other
+  // (buf_flush_LRU_lists; pc_flush_slot): each instance's batch holds at most lru_scan_depth pages and
+  // is written, fsynced and freed before the next. With 4 instances x 100 pages and one cleaner, the
+  // cleaner's share of 400 pages goes as batches of at most 100; MariaDB 10.5+ walks the tail once
+  // (buf_flush_LRU_list_batch), up to io_capacity_max pages in one batch. A write-heavy run on a
+  // 16 MiB pool (1,024 frames) of a SATA SSD, where the LRU flush writes most pages.
+  const int kScanDepth = 100, kInstances = 4;
+  std::string profile = mariadb_profile_with("lru-instances-profile.yaml", "{free_page_policy: single_page_flush}");
+  std::string yaml = small_pool_update_scenario(16, "profile: " + profile + ", buffer_pool_instances: " + std::to_string(kInstances) + ", page_cleaners: 1, ",
+                                                "{database.buffer_pool: [16MiB]}");
+  auto points = run_points(load_scenarios_from_text(yaml, "t.yaml"), 1);
+  ASSERT_FALSE(points[0].contains("error")) << points[0].dump();
+  const auto& innodb = points[0]["innodb"][0];
+  EXPECT_GT(innodb["lru_batches_per_s"].get<double>(), 0);
+  EXPECT_LE(innodb["lru_batch_pages_max"].get<double>(), kScanDepth);
+  EXPECT_GT(innodb["lru_batch_pages_max"].get<double>(), kScanDepth / 2);  // the tail is dirty: the batches fill
+}
+
 TEST(Database, DetectedWarmUpEndsAfterTheColdStart) {
   // A pool that starts empty: the warm-up is detected (MSER on the batch throughput) rather than
   // configured, and is reported.

@@ -770,6 +770,13 @@ std::uint32_t InnodbServer::lru_free_target() const {
   return static_cast<std::uint32_t>(config_.lru_scan_depth) * static_cast<std::uint32_t>(config_.buffer_pool_instances);
 }
 
+void InnodbServer::count_lru_batch(std::size_t pages) {
+  if (pages == 0) return;
+  ++counters.lru_batches;
+  counters.lru_batch_pages += pages;
+  counters.lru_batch_pages_max = std::max<std::uint64_t>(counters.lru_batch_pages_max, pages);
+}
+
 void InnodbServer::lru_flush_batch() {
   // Keep lru_scan_depth free pages per instance: free the clean pages near the tail, write and free
   // the dirty ones. Each page cleaner takes its share of the tail's dirty pages (in InnoDB, its own
@@ -805,6 +812,7 @@ void InnodbServer::lru_flush_batch() {
     // The later code flushes an LRU victim's neighbours only once the free list holds half its target.
     if (!kept || 2 * pool_.free_frames() >= want) add_flush_neighbors(tail_dirty, /*lru=*/true, max_pages);
     // Kept: the written pages stay in the list, clean, and the next walk frees them.
+    count_lru_batch(tail_dirty.size());
     flush_pages(tail_dirty, /*evict=*/!kept);
     return;
   }
@@ -812,7 +820,17 @@ void InnodbServer::lru_flush_batch() {
   pool_.dirty_near_tail(want, share, tail_dirty);
   // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_LRU_list_batch).
   add_flush_neighbors(tail_dirty, /*lru=*/true, share);
-  flush_pages(tail_dirty, /*evict=*/true);
+  // The share is flushed instance by instance (buf_flush_LRU_lists): each instance's batch of at most
+  // lru_scan_depth pages goes through the doublewrite buffer and its tablespaces' fsync, and its
+  // pages are free, before the next instance's batch starts.
+  for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // taken: other flushers skip the later batches
+  const std::size_t instance_batch = static_cast<std::size_t>(config_.lru_scan_depth);
+  for (std::size_t i = 0; i < tail_dirty.size(); i += instance_batch) {
+    std::vector<std::uint32_t> batch(tail_dirty.begin() + i, tail_dirty.begin() + std::min(tail_dirty.size(), i + instance_batch));
+    count_lru_batch(batch.size());
+    flush_pages(batch, /*evict=*/true);
+    free_frame_waiters_.wake_all();
+  }
   while (pool_.free_frames() < want && evict_clean_near_tail(want)) {
   }
   free_frame_waiters_.wake_all();
@@ -939,6 +957,9 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"redo_writes_per_s", redo_->writes / elapsed_s},
           {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
           {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},
+          {"lru_batches_per_s", counters.lru_batches / elapsed_s},
+          {"lru_batch_pages_mean", counters.lru_batches > 0 ? static_cast<double>(counters.lru_batch_pages) / counters.lru_batches : 0.0},
+          {"lru_batch_pages_max", counters.lru_batch_pages_max},
           {"single_page_slot_wait_ms_per_txn", per_txn(counters.single_page_slot_wait_s * 1e3)},
           {"sync_flush_waits_per_s", counters.sync_flush_waits / elapsed_s},
           {"lock_waits_per_s", counters.lock_waits / elapsed_s},

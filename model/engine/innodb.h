@@ -95,6 +95,8 @@ public:
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
                   lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
                   commits = 0, page_cache_reads = 0;  // page_cache_reads: page_reads served by the OS page cache
+    // The LRU flush's batches (one per instance where the version flushes instance by instance).
+    std::uint64_t lru_batches = 0, lru_batch_pages = 0, lru_batch_pages_max = 0;
     double single_page_slot_wait_s = 0;  // time threads waited for a single-page doublewrite slot
   };
   Counters counters;
@@ -160,6 +162,7 @@ private:
   std::deque<PageWriter*> idle_writers_;
   // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
   void lru_flush_batch();
+  void count_lru_batch(std::size_t pages);  // an LRU batch of `pages` dirty pages (neighbours included) is written
   void page_cleaner_loop();
   void lru_flusher_loop();
   double checksum_cpu_s() const;

@@ -161,7 +161,7 @@ SpecPtr build_scenario_schema() {
            {"thread_concurrency", with_default(integer(0.0, 100000.0, "innodb_thread_concurrency (0: unlimited)"), "0")},
            {"write_io_slots", with_default(integer(1.0, 100000.0, "Page writes in flight per flush batch (innodb_write_io_threads x AIO slots)"), "64")},
            {"page_cleaners", with_default(integer(1.0, 64.0, "innodb_page_cleaners: LRU flush batches running in parallel (MySQL 5.7/8.0 default 4; MariaDB 10.5+ has one page cleaner)"), "1")},
-           {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance"), "1")},
+           {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance, in batches of one instance each (MySQL 5.6-8.0, MariaDB <= 10.4)"), "1")},
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
            {"flush_method", with_default(one_of({"O_DIRECT", "fsync"}, "innodb_flush_method: O_DIRECT opens the data files past the OS page cache (MariaDB 10.6+ default); fsync reads and writes them through it (MySQL 5.x and MariaDB <= 10.5 default), so a buffer-pool miss the page cache holds is a memory copy, not a device read"), "O_DIRECT")},
            {"page_cache", with_default(with_keywords(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool"), {"auto"}), "auto")},
