@@ -16,6 +16,7 @@
 #include "engine/warmup.h"
 #include "platform/page_cache.h"
 #include "sim/simulation.h"
+#include "sim/statistics.h"
 #include "test_support.h"
 
 using namespace poolsim;
@@ -610,6 +611,51 @@ TEST(Database, TurnoverWarmUpRunsUntilThePoolHasTurnedOver) {
                           "simulation: {warmup: 1s, warmup_turnovers: 2}\nworkload: {kind: sysbench, threads: 1, warmup_threads: 8}\n"}) {
     EXPECT_CONTAINS(load_error_on_a_local_ssd(bad), "simulation.warmup_turnovers") << bad;
   }
+}
+
+TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
+  // simulation.warmup_fast_forward: the turnovers reached without timing (the page accesses, the
+  // dirtying and the page cleaner's flushes replayed at the first warm-up's pace), then the warm-up
+  // again, timed. It ends where the timed warm-up of as many turnovers ends: the same TPS and pages
+  // written per transaction within the two runs' 95 % intervals (batch means of one-second batches,
+  // the page cleaner's period), and the same share of dirty pages within the timed run's own range
+  // over its batches.
+  const std::string base =
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+      "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 1000000, rand_type: uniform, threads: 4}\n"
+      "database: {buffer_pool: 128MiB, io_capacity: 2000, log_file_size: 48MiB}\n";
+  const std::string sim = "warmup: 1s, warmup_turnovers: 30, max_warmup: 600s, batch: 1s, min_batches: 10, max_duration: 10s";
+  auto timed = run_point(scenario_from(base + "simulation: {" + sim + "}\n"));
+  auto fast = run_point(scenario_from(base + "simulation: {" + sim + ", warmup_fast_forward: true}\n"));
+  EXPECT_GT(fast["warmup_fast_forward_s"].get<double>(), 5.0);
+  EXPECT_NEAR(fast["warmup_s"].get<double>(), 2.0, 1e-9);  // the two timed warm-ups, no more: the fast-forward reached the turnovers
+  EXPECT_GE(fast["warmup_turnovers"].get<double>(), 30.0);
+  auto series = [](const nlohmann::ordered_json& r, const char* key) {
+    BatchMeans b;
+    for (const auto& batch : r["series"]) b.add(batch[key].get<double>());
+    return b;
+  };
+  const auto timed_writes = series(timed, "data_page_writes_per_txn").estimate(0.95);
+  const auto fast_writes = series(fast, "data_page_writes_per_txn").estimate(0.95);
+  const auto timed_dirty = series(timed, "dirty_pct"), fast_dirty = series(fast, "dirty_pct");
+  const auto [low, high] = std::minmax_element(timed_dirty.values().begin(), timed_dirty.values().end());
+  std::printf("timed: %.1f TPS +- %.1f, %.3f +- %.3f pages written per txn, dirty %.2f %% (range %.2f); "
+              "fast-forward (%.0f virtual s): %.1f +- %.1f, %.3f +- %.3f, %.2f %%\n",
+              timed["tps"].get<double>(), timed["ci95"]["tps"].get<double>(), timed_writes.mean, timed_writes.half_width,
+              timed_dirty.estimate(0.95).mean, *high - *low, fast["warmup_fast_forward_s"].get<double>(), fast["tps"].get<double>(),
+              fast["ci95"]["tps"].get<double>(), fast_writes.mean, fast_writes.half_width, fast_dirty.estimate(0.95).mean);
+  EXPECT_NEAR(fast["tps"].get<double>(), timed["tps"].get<double>(), timed["ci95"]["tps"].get<double>() + fast["ci95"]["tps"].get<double>());
+  EXPECT_NEAR(fast_writes.mean, timed_writes.mean, timed_writes.half_width + fast_writes.half_width);
+  EXPECT_NEAR(fast_dirty.estimate(0.95).mean, timed_dirty.estimate(0.95).mean, *high - *low);
+
+  // It needs a timed warm-up to set its pace; without turnovers to reach it does nothing.
+  EXPECT_CONTAINS(load_error_on_a_local_ssd("simulation: {warmup: 0s, warmup_turnovers: 2, warmup_fast_forward: true}\n"
+                                            "workload: {kind: sysbench, threads: 1}\n"),
+                  "simulation.warmup_fast_forward");
+  auto inert = run_point(scenario_from(base + "simulation: {warmup: 1s, warmup_fast_forward: true, batch: 1s, min_batches: 2, max_duration: 2s}\n"));
+  EXPECT_EQ(inert["warmup_fast_forward_s"].get<double>(), 0.0);
+  EXPECT_NEAR(inert["warmup_s"].get<double>(), 1.0, 1e-9);
 }
 
 TEST(Database, WarmUpThreadsStopWhenTheMeasurementStarts) {

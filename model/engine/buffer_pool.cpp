@@ -275,6 +275,12 @@ void BufferPool::oldest_dirty(std::uint32_t n, std::uint64_t max_lsn, std::vecto
   }
 }
 
+void BufferPool::dirty_write_fixed(std::vector<std::uint32_t>& out) const {
+  for (const auto& e : flush_list_)
+    if ((slots_[e.page].state & kDirty) && (slots_[e.page].state & kWriteFix) && slots_[e.page].dirty_generation == e.generation)
+      out.push_back(e.page);
+}
+
 std::uint32_t BufferPool::count_dirty_up_to(std::uint64_t lsn, std::uint32_t limit) {
   std::uint32_t n = 0;
   for (const auto& e : flush_list_) {

@@ -70,6 +70,8 @@ public:
   std::uint64_t oldest_modification();
   // Up to `n` dirty pages in flush-list order whose first modification is at or below `max_lsn`.
   void oldest_dirty(std::uint32_t n, std::uint64_t max_lsn, std::vector<std::uint32_t>& out);
+  // The dirty pages being written (write-fixed), in flush-list order.
+  void dirty_write_fixed(std::vector<std::uint32_t>& out) const;
   // Dirty pages with first modification at or below `lsn`, counted up to `limit`.
   std::uint32_t count_dirty_up_to(std::uint64_t lsn, std::uint32_t limit);
 

@@ -1,12 +1,12 @@
 #include "engine/innodb.h"
 
-#include "engine/warmup.h"
-
 #include <simgrid/kernel/Timer.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+
+#include "engine/warmup.h"
 
 namespace poolsim {
 
@@ -68,17 +68,18 @@ void WaitQueue::wake_all() {
 void GroupCommitLog::write_and_flush(bool fsync) {
   busy_ = true;
   std::uint64_t target = lsn_;
-  double bytes = std::ceil(static_cast<double>(target - written_) / kLogBlockBytes) * kLogBlockBytes;
+  // A fast-forward during the write (skip) moves written_ past the target.
+  double bytes = target > written_ ? std::ceil(static_cast<double>(target - written_) / kLogBlockBytes) * kLogBlockBytes : 0.0;
   if (bytes > 0) {
     path_.write(offset_ + static_cast<std::uint64_t>(std::fmod(static_cast<double>(written_), capacity_)), bytes);
     ++writes;
   }
-  written_ = target;
+  written_ = std::max(written_, target);
   if (fsync) {
     on_flush_();
     path_.flush();
     ++fsyncs;
-    flushed_ = target;
+    flushed_ = std::max(flushed_, target);
   }
   busy_ = false;
   waiters_.wake_all();
@@ -152,6 +153,107 @@ void InnodbServer::functional_warmup(const SysbenchMix& mix, std::mt19937_64& rn
   // that replay's steady state where the keys are uniform, then a short replay (engine/warmup.cpp).
   poolsim::functional_warmup(pool_, layout_, mix, rng);
   if (page_cache_) page_cache_->warm_uniform([this](std::uint32_t p) { return pool_.resident(p); }, rng);
+}
+
+double InnodbServer::pool_now() const { return now() + pool_clock_offset_s_; }
+
+void InnodbServer::mark_written(const std::vector<std::uint32_t>& pages, bool evict) {
+  for (auto p : pages) {
+    pool_.set_write_fix(p, false);
+    pool_.mark_clean(p);
+    if (page_cache_) page_cache_->write(p);  // written through the page cache: it stays there
+    if (evict && !pool_.in_flight(p)) pool_.evict(p);
+  }
+}
+
+InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std::mt19937_64& rng, double tps, double max_s,
+                                                     std::uint64_t max_reads) {
+  FastForward ff;
+  if (!(tps > 0) || !(max_s > 0)) return ff;
+  const double start_s = pool_now(), txn_s = 1.0 / tps;
+  // Whole virtual seconds, as the page cleaner passes once a second.
+  const auto txn_per_second = static_cast<std::uint64_t>(std::max(1.0, std::round(tps)));
+  std::vector<Statement> statements;
+  std::vector<std::uint32_t> pages, batch;
+  std::vector<std::uint8_t> modified;
+  std::vector<std::uint64_t> redo_before;
+  auto write = [&](bool evict) {
+    ff.page_writes += batch.size();
+    mark_written(batch, evict);
+    batch.clear();
+  };
+  auto lru_flush = [&] {
+    const bool evict = choose_lru_batch(batch, /*wake=*/false);
+    write(evict);
+    if (!mariadb_lru_flushing())
+      while (pool_.free_frames() < lru_free_target() && evict_clean_near_tail(lru_free_target())) {
+      }
+  };
+  // The writes the timed run has under way complete within the virtual time: their pages are left
+  // clean (still write-fixed: the writers free them when the timed run resumes). Left dirty, pages no
+  // flush can take would hold the checkpoint age back for the whole fast-forward.
+  pool_.dirty_write_fixed(batch);
+  for (auto p : batch) pool_.mark_clean(p);
+  batch.clear();
+  bool stuck = false;  // every page pinned by the timed run: nothing to evict
+  while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck) {
+    for (std::uint64_t n = 0; n < txn_per_second && !stuck; ++n) {
+      const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
+      mix.next(rng, statements);
+      // The transaction's pages, with the redo written before each (a statement's pages are dirtied
+      // at the position before its own record, as execute() dirties them); their slots are fetched
+      // from memory together first (the loop is bound by cache misses on the per-page slots).
+      pages.clear();
+      modified.clear();
+      redo_before.clear();
+      double redo_bytes = 0;
+      for (const auto& s : statements) {
+        statement_pages(layout_, s, pages, &modified);
+        redo_before.resize(pages.size(), static_cast<std::uint64_t>(redo_bytes));
+        if (is_write(s.kind)) redo_bytes += profile_.redo_bytes_per_row_change;
+      }
+      for (auto page : pages) pool_.prefetch(page);
+      const std::uint64_t lsn = redo_->lsn();
+      for (std::size_t i = 0; i < pages.size() && !stuck; ++i) {
+        const std::uint32_t page = pages[i];
+        if (!pool_.touch(page, t)) {
+          // A frame as get_free_frame finds one, the LRU flush standing in for the cleaner the
+          // thread would wake (MariaDB's before the free list runs out).
+          if (mariadb_lru_flushing() && pool_.free_frames() < lru_free_target() / 2) lru_flush();
+          if (pool_.free_frames() == 0 && !evict_clean_near_tail(kLruSearchScanThreshold)) {
+            lru_flush();
+            stuck = pool_.free_frames() == 0 && !evict_clean_near_tail(pool_.resident_pages());
+            if (stuck) break;
+          }
+          if (page_cache_) page_cache_->read(page);
+          pool_.insert_reading(page, t);
+          pool_.read_done(page);
+          ++ff.reads;
+        }
+        // A page the timed run is reading stays its thread's: dirtied now, it would be a dirty page
+        // no flush can take until that thread runs, holding the checkpoint age back for the whole
+        // fast-forward (its modification is the thread's, which waits for the read).
+        if (modified[i] && !pool_.in_flight(page)) pool_.mark_dirty(page, lsn + redo_before[i]);
+      }
+      if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRecordBytes);
+      ++ff.transactions;
+    }
+    ff.virtual_s += static_cast<double>(txn_per_second) * txn_s;
+    // The page cleaner's pass over the flush list, then the LRU flusher's once-a-second batch.
+    double age = 0;
+    const double n_pages = flush_list_recommendation(redo_->lsn(), kCleanerInterval_s, &age);
+    pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
+    add_flush_neighbors(batch, /*lru=*/false, batch.size());
+    avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
+    write(/*evict=*/false);
+    if (pool_.free_frames() < lru_free_target()) lru_flush();
+  }
+  pool_clock_offset_s_ += ff.virtual_s;
+  counters.page_reads += ff.reads;  // the warm-up's turnovers count them
+  // Threads waiting for a frame or for the checkpoint look again.
+  free_frame_waiters_.wake_all();
+  sync_flush_waiters_.wake_all();
+  return ff;
 }
 
 void InnodbServer::start_background() {
@@ -289,7 +391,7 @@ void InnodbServer::single_page_flush() {
 
 void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   t.pending_cpu_s += profile_.page_hit_cpu_s;
-  bool hit = pool_.touch(page, now());
+  bool hit = pool_.touch(page, pool_now());
   if (!hit) {
     // MariaDB (10.6.17 / 10.11.7+, MDEV-33053): a free list under half of innodb_lru_scan_depth wakes
     // the page cleaner for an LRU batch (buf_pool_t::need_LRU_eviction), before a thread finds it empty.
@@ -314,7 +416,7 @@ void InnodbServer::access(ClientThread& t, std::uint32_t page, bool modify) {
   if (hit) {
     if (pool_.in_flight(page)) wait_for_read(t, page);
   } else {
-    pool_.insert_reading(page, now());
+    pool_.insert_reading(page, pool_now());
     double start = now();
     node_.storage->read(page_offset(page), config_.page_bytes, /*issue_cpu_done=*/true);
     t.breakdown.read_io_s += now() - start;
@@ -344,7 +446,7 @@ bool InnodbServer::read_after_burst(ClientThread& t, std::uint32_t page) {
       self->resume();
       return;
     }
-    pool_.insert_reading(page, now());
+    pool_.insert_reading(page, pool_now());
     thread->read_issued_s = now();
     simgrid::kernel::timer::Timer::set(node_.storage->book_read(page_offset(page), config_.page_bytes),
                                        [self] { self->resume(); });
@@ -386,7 +488,7 @@ void InnodbServer::read_from_page_cache(ClientThread& t, std::uint32_t page, boo
     if (modify) pool_.mark_dirty(page, redo_->lsn());
     return;
   }
-  pool_.insert_reading(page, now());
+  pool_.insert_reading(page, pool_now());
   ++counters.page_cache_reads;
   finish_read(t, page, /*from_page_cache=*/true);
   if (modify) pool_.mark_dirty(page, redo_->lsn());
@@ -777,12 +879,11 @@ void InnodbServer::count_lru_batch(std::size_t pages) {
   counters.lru_batch_pages_max = std::max<std::uint64_t>(counters.lru_batch_pages_max, pages);
 }
 
-void InnodbServer::lru_flush_batch() {
+bool InnodbServer::choose_lru_batch(std::vector<std::uint32_t>& tail_dirty, bool wake) {
   // Keep lru_scan_depth free pages per instance: free the clean pages near the tail, write and free
   // the dirty ones. Each page cleaner takes its share of the tail's dirty pages (in InnoDB, its own
   // instances' LRU lists); pages another cleaner is writing are write-fixed and skipped.
   std::uint32_t want = lru_free_target();
-  std::vector<std::uint32_t> tail_dirty;
   if (mariadb_lru_flushing()) {
     // MariaDB walks the tail once, in LRU order (buf_flush_LRU_list_batch), until the free list
     // holds lru_scan_depth, writing at most innodb_io_capacity_max pages (buf_flush_LRU(srv_max_io_capacity)):
@@ -807,80 +908,95 @@ void InnodbServer::lru_flush_batch() {
       }
       page = previous;
     }
-    free_frame_waiters_.wake_all();
+    if (wake) free_frame_waiters_.wake_all();
     // The victims stay write-fixed: the neighbour search skips them, and flush_pages writes them.
     // The later code flushes an LRU victim's neighbours only once the free list holds half its target.
     if (!kept || 2 * pool_.free_frames() >= want) add_flush_neighbors(tail_dirty, /*lru=*/true, max_pages);
     // Kept: the written pages stay in the list, clean, and the next walk frees them.
-    count_lru_batch(tail_dirty.size());
-    flush_pages(tail_dirty, /*evict=*/!kept);
-    return;
+    return !kept;
   }
   std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
   pool_.dirty_near_tail(want, share, tail_dirty);
   // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_LRU_list_batch).
   add_flush_neighbors(tail_dirty, /*lru=*/true, share);
+  for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // taken: other flushers skip the later batches
+  return true;
+}
+
+void InnodbServer::lru_flush_batch() {
+  std::vector<std::uint32_t> tail_dirty;
+  const bool evict = choose_lru_batch(tail_dirty, /*wake=*/true);
+  if (mariadb_lru_flushing()) {
+    count_lru_batch(tail_dirty.size());
+    flush_pages(tail_dirty, evict);
+    return;
+  }
   // The share is flushed instance by instance (buf_flush_LRU_lists): each instance's batch of at most
   // lru_scan_depth pages goes through the doublewrite buffer and its tablespaces' fsync, and its
   // pages are free, before the next instance's batch starts.
-  for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // taken: other flushers skip the later batches
   const std::size_t instance_batch = static_cast<std::size_t>(config_.lru_scan_depth);
   for (std::size_t i = 0; i < tail_dirty.size(); i += instance_batch) {
     std::vector<std::uint32_t> batch(tail_dirty.begin() + i, tail_dirty.begin() + std::min(tail_dirty.size(), i + instance_batch));
     count_lru_batch(batch.size());
-    flush_pages(batch, /*evict=*/true);
+    flush_pages(batch, evict);
     free_frame_waiters_.wake_all();
   }
+  const std::uint32_t want = lru_free_target();
   while (pool_.free_frames() < want && evict_clean_near_tail(want)) {
   }
   free_frame_waiters_.wake_all();
+}
+
+double InnodbServer::flush_list_recommendation(std::uint64_t lsn, double elapsed_s, double* age_out) {
+  // InnoDB's adaptive flushing (page_cleaner_flush_pages_recommendation).
+  double lsn_rate = (lsn - last_cleaner_lsn_) / std::max(elapsed_s, 1e-9);
+  last_cleaner_lsn_ = lsn;
+  avg_lsn_rate_ = (avg_lsn_rate_ + lsn_rate) / 2;
+  std::uint64_t oldest = pool_.oldest_modification();
+  double age = oldest == BufferPool::kNoLsn ? 0.0 : static_cast<double>(lsn - oldest);
+  *age_out = age;
+  double usable = config_.redo_capacity_bytes * kRedoUsable;
+  double async_age = usable * kAgeAsync;
+  double dirty_pct = 100.0 * pool_.dirty_pages() / std::max<double>(1, pool_.frames());
+  double max_dirty_pct = 100.0 * config_.max_dirty_pages_ratio;
+  double lwm_pct = 100.0 * config_.dirty_pages_lwm_ratio;
+  double pct_for_dirty = 0;
+  if (lwm_pct == 0) {
+    pct_for_dirty = dirty_pct >= max_dirty_pct ? 100 : 0;
+  } else if (dirty_pct >= lwm_pct) {
+    pct_for_dirty = dirty_pct * 100 / (max_dirty_pct + 1);
+  }
+  double pct_for_lsn = 0;
+  if (age >= usable * config_.adaptive_flushing_lwm_ratio) {
+    double age_factor = age * 100 / async_age;
+    pct_for_lsn = (config_.io_capacity_max / config_.io_capacity) * (age_factor * std::sqrt(age_factor)) / 7.5;
+  }
+  double pct_total = std::max(pct_for_dirty, pct_for_lsn);
+  // Pages to flush so the oldest modification keeps pace with the redo rate.
+  std::uint64_t target_lsn = oldest == BufferPool::kNoLsn ? lsn : oldest + static_cast<std::uint64_t>(avg_lsn_rate_ * 3);
+  double pages_for_lsn = pool_.count_dirty_up_to(target_lsn, static_cast<std::uint32_t>(config_.io_capacity_max * 3)) / 3.0;
+  double n_pages = (config_.io_capacity * pct_total / 100 + avg_page_rate_ + pages_for_lsn) / 3;
+  n_pages = std::min(n_pages, config_.io_capacity_max);
+  // MariaDB 10.5.9+ with the low-water mark at 0: no flush-list flushing below the dirty pages'
+  // maximum unless the checkpoint age nears the log capacity. buf_flush_page_cleaner would also
+  // flush once the age passes innodb_adaptive_flushing_lwm (af_needed_for_redo), but the cleaner
+  // idles without a timeout at lwm 0 until something wakes it: MariaDB 10.11.19 wrote 0 pages at
+  // checkpoint ages of 62-158 MB, past 10 % of its 512 MiB log (traces/local-vm, 3 GiB runs).
+  if (lwm_pct == 0 && profile_.zero_lwm_flushing == ServerProfile::ZeroLwmFlushing::AtMaxDirty &&
+      dirty_pct < max_dirty_pct && age <= async_age)
+    n_pages = 0;
+  if (age > async_age) n_pages = std::max(n_pages, config_.io_capacity_max);  // flush harder near the sync point
+  if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
+  return n_pages;
 }
 
 void InnodbServer::page_cleaner_loop() {
   double last_time = now();
   while (true) {
     double start = now();
-    // Flush list: InnoDB's adaptive flushing (page_cleaner_flush_pages_recommendation).
-    double elapsed = std::max(now() - last_time, 1e-9);
+    double age = 0;
+    double n_pages = flush_list_recommendation(redo_->lsn(), now() - last_time, &age);
     last_time = now();
-    std::uint64_t lsn = redo_->lsn();
-    double lsn_rate = (lsn - last_cleaner_lsn_) / elapsed;
-    last_cleaner_lsn_ = lsn;
-    avg_lsn_rate_ = (avg_lsn_rate_ + lsn_rate) / 2;
-    std::uint64_t oldest = pool_.oldest_modification();
-    double age = oldest == BufferPool::kNoLsn ? 0.0 : static_cast<double>(lsn - oldest);
-    double usable = config_.redo_capacity_bytes * kRedoUsable;
-    double async_age = usable * kAgeAsync;
-    double dirty_pct = 100.0 * pool_.dirty_pages() / std::max<double>(1, pool_.frames());
-    double max_dirty_pct = 100.0 * config_.max_dirty_pages_ratio;
-    double lwm_pct = 100.0 * config_.dirty_pages_lwm_ratio;
-    double pct_for_dirty = 0;
-    if (lwm_pct == 0) {
-      pct_for_dirty = dirty_pct >= max_dirty_pct ? 100 : 0;
-    } else if (dirty_pct >= lwm_pct) {
-      pct_for_dirty = dirty_pct * 100 / (max_dirty_pct + 1);
-    }
-    double pct_for_lsn = 0;
-    if (age >= usable * config_.adaptive_flushing_lwm_ratio) {
-      double age_factor = age * 100 / async_age;
-      pct_for_lsn = (config_.io_capacity_max / config_.io_capacity) * (age_factor * std::sqrt(age_factor)) / 7.5;
-    }
-    double pct_total = std::max(pct_for_dirty, pct_for_lsn);
-    // Pages to flush so the oldest modification keeps pace with the redo rate.
-    std::uint64_t target_lsn = oldest == BufferPool::kNoLsn ? lsn : oldest + static_cast<std::uint64_t>(avg_lsn_rate_ * 3);
-    double pages_for_lsn = pool_.count_dirty_up_to(target_lsn, static_cast<std::uint32_t>(config_.io_capacity_max * 3)) / 3.0;
-    double n_pages = (config_.io_capacity * pct_total / 100 + avg_page_rate_ + pages_for_lsn) / 3;
-    n_pages = std::min(n_pages, config_.io_capacity_max);
-    // MariaDB 10.5.9+ with the low-water mark at 0: no flush-list flushing below the dirty pages'
-    // maximum unless the checkpoint age nears the log capacity. buf_flush_page_cleaner would also
-    // flush once the age passes innodb_adaptive_flushing_lwm (af_needed_for_redo), but the cleaner
-    // idles without a timeout at lwm 0 until something wakes it: MariaDB 10.11.19 wrote 0 pages at
-    // checkpoint ages of 62-158 MB, past 10 % of its 512 MiB log (traces/local-vm, 3 GiB runs).
-    if (lwm_pct == 0 && profile_.zero_lwm_flushing == ServerProfile::ZeroLwmFlushing::AtMaxDirty &&
-        dirty_pct < max_dirty_pct && age <= async_age)
-      n_pages = 0;
-    if (age > async_age) n_pages = std::max(n_pages, config_.io_capacity_max);  // flush harder near the sync point
-    if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
     std::vector<std::uint32_t> batch;
     pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
     add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
@@ -893,6 +1009,7 @@ void InnodbServer::page_cleaner_loop() {
     platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     // Sleep the rest of the second, unless the redo log needs more flushing now.
     double spent = now() - start;
+    const double usable = config_.redo_capacity_bytes * kRedoUsable;
     if (age <= usable * kAgeSync && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
     else if (batch.empty()) sg::this_actor::sleep_for(1e-3);
   }

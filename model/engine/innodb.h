@@ -55,6 +55,13 @@ public:
       : path_(path), offset_(offset_bytes), capacity_(capacity_bytes), on_flush_(std::move(on_flush)) {}
   std::uint64_t append(double bytes) { return lsn_ += static_cast<std::uint64_t>(bytes); }
   std::uint64_t lsn() const { return lsn_; }
+  // Moves the log on by `bytes`, written and flushed without IO (a fast-forward's transactions).
+  void skip(double bytes) {
+    const auto b = static_cast<std::uint64_t>(bytes);
+    lsn_ += b;
+    written_ += b;
+    flushed_ += b;
+  }
   // Blocks until everything up to `lsn` is written and flushed.
   void wait_durable(std::uint64_t lsn);
   // Writes (and optionally flushes) everything appended; used by the once-per-second flush.
@@ -81,6 +88,21 @@ public:
   void functional_warmup(const SysbenchMix& mix, std::mt19937_64& rng);
   // Starts the page cleaner and the once-per-second log flush.
   void start_background();
+
+  // The flushing's steady state reached without timing (simulation.warmup_fast_forward): the
+  // workload's transactions replayed through the pool as execute() touches pages, `tps` of them per
+  // second of virtual time, dirtying what their writes modify at the redo positions they would have;
+  // every virtual second the page cleaner's flush-list recommendation runs as in the timed loop,
+  // and a miss that finds no free frame runs the LRU flush, their pages left clean (and freed) as
+  // their writes would leave them, with no IO and no CPU. Pages being read or written by the timed
+  // run are left alone. Stops after `max_s` virtual seconds or `max_reads` misses. Called from an
+  // actor between events: nothing else runs meanwhile, and the timed run resumes from that state
+  // with its clock for the pool's LRU and the redo log moved on by the virtual time.
+  struct FastForward {
+    double virtual_s = 0;
+    std::uint64_t transactions = 0, reads = 0, page_writes = 0;
+  };
+  FastForward fast_forward(const SysbenchMix& mix, std::mt19937_64& rng, double tps, double max_s, std::uint64_t max_reads);
 
   // Runs one transaction in the calling actor; returns false when it was rolled back (deadlock).
   bool execute(const std::vector<Statement>& statements, ClientThread& thread);
@@ -162,6 +184,19 @@ private:
   std::deque<PageWriter*> idle_writers_;
   // One LRU flush batch: dirty pages near the tail written and freed, clean ones freed.
   void lru_flush_batch();
+  // The pages an LRU flush writes, write-fixed, neighbours included (MariaDB's walk frees the clean
+  // pages it passes, and then wakes the threads waiting for a frame when `wake`). Returns whether
+  // the written pages are freed once written.
+  bool choose_lru_batch(std::vector<std::uint32_t>& pages, bool wake);
+  // Pages the page cleaner recommends for this pass of the flush list (page_cleaner_flush_pages_recommendation),
+  // `elapsed_s` after the last pass at redo position `lsn`; updates the averages it keeps. `age`
+  // gets the checkpoint age.
+  double flush_list_recommendation(std::uint64_t lsn, double elapsed_s, double* age);
+  // Pages of a fast-forward's flush left as their writes would: clean, freed when `evict`.
+  void mark_written(const std::vector<std::uint32_t>& pages, bool evict);
+  // The pool's clock: the simulation's, moved on by the fast-forwards' virtual time.
+  double pool_now() const;
+  double pool_clock_offset_s_ = 0;
   void count_lru_batch(std::size_t pages);  // an LRU batch of `pages` dirty pages (neighbours included) is written
   void page_cleaner_loop();
   void lru_flusher_loop();

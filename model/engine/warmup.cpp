@@ -10,17 +10,32 @@
 
 namespace poolsim {
 
-void event_pages(const DataLayout& layout, const std::vector<Statement>& statements, std::vector<std::uint32_t>& out) {
-  for (const auto& s : statements) {
-    if (s.kind == StatementKind::Begin || s.kind == StatementKind::Commit) continue;
-    const auto& table = layout.table(static_cast<int>(s.table));
-    table.primary.path_to(s.id, out);
-    std::uint32_t last_leaf = table.primary.first_page + table.primary.leaf_pages - 1;
-    for (std::uint32_t l = table.primary.extra_leaves(s.id, s.rows); l > 0 && out.back() < last_leaf; --l)
-      out.push_back(out.back() + 1);
-    if (s.kind == StatementKind::IndexUpdate || s.kind == StatementKind::Delete || s.kind == StatementKind::Insert)
-      table.secondary_k.path_to(s.k, out);
+void statement_pages(const DataLayout& layout, const Statement& s, std::vector<std::uint32_t>& out,
+                     std::vector<std::uint8_t>* modified) {
+  if (s.kind == StatementKind::Begin || s.kind == StatementKind::Commit) return;
+  const auto& table = layout.table(static_cast<int>(s.table));
+  // A write changes the leaf of each index it goes down (execute's touch_index_path with modify).
+  auto mark_path = [&](std::size_t from) {
+    if (!modified) return;
+    modified->resize(out.size(), 0);
+    if (is_write(s.kind) && out.size() > from) modified->back() = 1;
+  };
+  std::size_t from = out.size();
+  table.primary.path_to(s.id, out);
+  mark_path(from);
+  std::uint32_t last_leaf = table.primary.first_page + table.primary.leaf_pages - 1;
+  for (std::uint32_t l = table.primary.extra_leaves(s.id, s.rows); l > 0 && out.back() < last_leaf; --l)
+    out.push_back(out.back() + 1);
+  if (modified) modified->resize(out.size(), 0);
+  if (s.kind == StatementKind::IndexUpdate || s.kind == StatementKind::Delete || s.kind == StatementKind::Insert) {
+    from = out.size();
+    table.secondary_k.path_to(s.k, out);
+    mark_path(from);
   }
+}
+
+void event_pages(const DataLayout& layout, const std::vector<Statement>& statements, std::vector<std::uint32_t>& out) {
+  for (const auto& s : statements) statement_pages(layout, s, out);
 }
 
 std::uint64_t replay_accesses(BufferPool& pool, const DataLayout& layout, const SysbenchMix& mix, std::mt19937_64& rng,

@@ -12,6 +12,12 @@
 
 namespace poolsim {
 
+// The pages one statement touches, appended to `out` in order as InnodbServer::execute touches them;
+// `modified`, when given, is kept as long as `out` and marks the pages the statement modifies (the
+// leaf of each index a write goes down).
+void statement_pages(const DataLayout& layout, const Statement& statement, std::vector<std::uint32_t>& out,
+                     std::vector<std::uint8_t>* modified = nullptr);
+
 // The pages one event (transaction) of `statements` touches, in order, as InnodbServer::execute
 // touches them (B-tree paths, range scans' extra leaves, the secondary index of writes).
 void event_pages(const DataLayout& layout, const std::vector<Statement>& statements, std::vector<std::uint32_t>& out);

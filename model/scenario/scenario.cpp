@@ -171,6 +171,7 @@ SpecPtr build_scenario_schema() {
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
            {"warmup", with_default(with_keywords(duration("Simulated time discarded before measuring; auto: until MSER finds no transient in the batch series"), {"auto"}), "0.2s")},
            {"warmup_turnovers", with_default(real(0.0, 1000.0, "After `warmup`, warm up on until the buffer pool has read this many times its frames (a pool turned over a few times holds its steady share of dirty pages, and the page cleaner its steady rate); 0: off"), "0")},
+           {"warmup_fast_forward", with_default(boolean("With warmup_turnovers > 0 (without, it does nothing): after `warmup`, reach the turnovers without timing (the transactions' page accesses and dirtying replayed through the pool at the throughput of the warm-up's second half, the page cleaner's flush-list and LRU flushes run once per virtual second as in the timed loops, no IO), then run `warmup` timed again before measuring: the flushing's steady state for a fraction of the timed warm-up's cost"), "false")},
            {"max_warmup", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on the whole warm-up when warmup_turnovers is set (a pool that holds the data set never turns over)", true), "900s")},
            {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
            {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
@@ -541,6 +542,11 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                      s.workload.kind != "sysbench" ? "warmup_turnovers needs a buffer pool (workload.kind: sysbench)"
                      : s.simulation.warmup_auto    ? "warmup_turnovers needs a configured simulation.warmup (not auto)"
                                                    : "warmup_turnovers cannot be combined with workload.warmup_threads");
+  s.simulation.warmup_fast_forward = sim["warmup_fast_forward"].as<bool>();
+  // Without turnovers it has nothing to do (a scenario may switch them off and keep it).
+  if (s.simulation.warmup_fast_forward && s.simulation.warmup_turnovers > 0 && !(s.simulation.warmup_s > 0))
+    throw InputError(origin.locate("simulation.warmup_fast_forward", raw["simulation"]["warmup_fast_forward"]), "simulation.warmup_fast_forward",
+                     "warmup_fast_forward needs a configured simulation.warmup > 0 (its second half measures the pace)");
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);

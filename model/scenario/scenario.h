@@ -86,6 +86,8 @@ struct SimulationConfig {
   // After warmup_s, warm up on until the buffer pools have read this many times their frames (0: off):
   // the dirty pages and the flushing reach their steady state only once the pool has turned over.
   double warmup_turnovers = 0;
+  // Reach warmup_turnovers without timing (InnodbServer::fast_forward), between two timed `warmup_s`.
+  bool warmup_fast_forward = false;
   double max_warmup_s = 900;  // cap on the whole warm-up when warmup_turnovers is set
   double batch_s = 0.1;
   int min_batches = 10;

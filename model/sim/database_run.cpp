@@ -2,6 +2,10 @@
 
 #include "sim/worker_pool.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 namespace poolsim {
 
 namespace sg = simgrid::s4u;
@@ -101,6 +105,23 @@ double DatabaseRun::pool_turnovers() const {
     frames += s->pool().frames();
   }
   return frames > 0 ? reads / frames : 0.0;
+}
+
+double DatabaseRun::fast_forward(double tps, double turnovers, double max_s) {
+  fast_forward_rng_.seed(scenario_.simulation.seed * 7368787 + 17);
+  double virtual_s = 0;
+  for (auto& s : servers_) {
+    const double target = turnovers * s->pool().frames(), read = static_cast<double>(s->counters.page_reads);
+    const auto max_reads = static_cast<std::uint64_t>(std::max(0.0, target - read));
+    if (max_reads == 0) continue;
+    const auto ff = s->fast_forward(mix_, fast_forward_rng_, tps / static_cast<double>(servers_.size()), max_s, max_reads);
+    if (std::getenv("POOLSIM_WARMUP_TRACE"))
+      std::fprintf(stderr, "fast-forward: %.0f virtual s at %.0f TPS, %llu transactions, %llu reads, %llu page writes; dirty %.1f %%\n",
+                   ff.virtual_s, tps, static_cast<unsigned long long>(ff.transactions), static_cast<unsigned long long>(ff.reads),
+                   static_cast<unsigned long long>(ff.page_writes), 100.0 * s->pool().dirty_pages() / std::max(1u, s->pool().frames()));
+    virtual_s = std::max(virtual_s, ff.virtual_s);
+  }
+  return virtual_s;
 }
 
 void DatabaseRun::add_interval_figures(nlohmann::ordered_json& interval, double transactions) {

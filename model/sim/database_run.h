@@ -23,6 +23,10 @@ public:
   const SysbenchMix& mix() const { return mix_; }
   // Pages read by the buffer pools since the timed run began, in units of their frames.
   double pool_turnovers() const;
+  // The servers' flushing brought on without timing (InnodbServer::fast_forward), `tps` in all,
+  // until their pools have read `turnovers` times their frames since the timed run began, or for
+  // `max_s` virtual seconds. Returns the virtual seconds (the longest of the servers').
+  double fast_forward(double tps, double turnovers, double max_s);
   // The servers' state for an interval of the time series: dirty pages in % of the frames, and data
   // pages written since the last call (so a series shows when the flushing reaches its steady state).
   void add_interval_figures(nlohmann::ordered_json& interval, double transactions);
@@ -39,6 +43,7 @@ private:
   TxnBreakdown breakdown_;  // summed over measured transactions
   std::uint64_t rollbacks_ = 0;
   std::uint64_t page_writes_at_last_interval_ = 0;
+  std::mt19937_64 fast_forward_rng_;
 };
 
 }  // namespace poolsim

@@ -35,6 +35,7 @@ struct RunState {
   std::string stop_reason;
   double warmup_s = 0;  // the warm-up discarded (configured or detected)
   double warmup_turnovers = -1;  // the pool's turnovers in the warm-up, when the warm-up counted them
+  double fast_forward_s = 0;      // virtual seconds of the warm-up's fast-forward (not in warmup_s)
   DatabaseRun* database = nullptr;
 };
 
@@ -58,13 +59,30 @@ double detect_warmup(Measurement& measurement, const SimulationConfig& sim) {
 }
 
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
-  if (sim.warmup_auto) state.warmup_s = detect_warmup(measurement, sim);
-  else sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
+  if (sim.warmup_auto) {
+    state.warmup_s = detect_warmup(measurement, sim);
+  } else if (sim.warmup_fast_forward && sim.warmup_turnovers > 0 && state.database) {
+    // The warm-up's second half sets the pace of the virtual clock; the fast-forward brings the
+    // turnovers; the warm-up again, timed, lets the flushing's timed loops take over from its state.
+    const double half_s = sim.warmup_s / 2;
+    sg::this_actor::sleep_for(half_s);
+    const std::uint64_t ops = measurement.warmup_operations;
+    sg::this_actor::sleep_for(half_s);
+    const double tps = static_cast<double>(measurement.warmup_operations - ops) / half_s;
+    phase_mark("timed-warmup");
+    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - 2 * sim.warmup_s));
+    phase_mark("fast-forward");
+    sg::this_actor::sleep_for(sim.warmup_s);
+    state.warmup_s = 2 * sim.warmup_s;
+  } else {
+    sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
+  }
   if (sim.warmup_turnovers > 0 && state.database) {
     // Whole batches, so the first measured batch starts on the flushing's one-second beat as before.
+    // A fast-forward's virtual seconds count against max_warmup.
     const double start = sg::Engine::get_clock() - state.warmup_s;
     while (state.database->pool_turnovers() < sim.warmup_turnovers &&
-           sg::Engine::get_clock() - start + sim.batch_s <= sim.max_warmup_s + 1e-9)
+           sg::Engine::get_clock() - start + state.fast_forward_s + sim.batch_s <= sim.max_warmup_s + 1e-9)
       sg::this_actor::sleep_for(sim.batch_s);
     state.warmup_s = sg::Engine::get_clock() - start;
     state.warmup_turnovers = state.database->pool_turnovers();
@@ -211,6 +229,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   out["warmup_s"] = state.warmup_s;
   out["warmup"] = scenario.simulation.warmup_auto ? "detected" : "configured";
   if (state.warmup_turnovers >= 0) out["warmup_turnovers"] = state.warmup_turnovers;
+  if (scenario.simulation.warmup_fast_forward) out["warmup_fast_forward_s"] = state.fast_forward_s;
   out["batches"] = throughput.batches;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);
