@@ -50,6 +50,13 @@ int doublewrite_files_of(const std::string& product, const std::string& version)
   return version_triple(version) < first_without ? 1 : 0;
 }
 
+// Whether innodb_buffer_pool_instances divides the pool, a feature of the source line: MariaDB 10.5+
+// has one instance whatever the setting (deprecated, no effect: MariaDB KB); MySQL and MariaDB <= 10.4
+// divide it as set.
+bool buffer_pool_instances_apply(const std::string& product, const std::string& version) {
+  return !(product == "mariadb" && version_triple(version) >= VersionTriple{10, 5, 0});
+}
+
 // What innodb_max_dirty_pages_pct_lwm = 0 means (ServerProfile::ZeroLwmFlushing): MariaDB 10.5.9
 // (MDEV-24537) made it "refer to innodb_max_dirty_pages_pct", so no flush-list flushing below that;
 // 10.5.7 and 10.5.8 flushed whenever pages were dirty, and MySQL's adaptive flushing ignores it.
@@ -945,11 +952,9 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
   auto scan_depth = t.variables.find("innodb_lru_scan_depth");
   if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
-  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free pages per instance. MariaDB
-  // 10.5+ has one instance whatever the setting (deprecated, no effect: MariaDB KB); MySQL and MariaDB
-  // <= 10.4 divide the pool as set (variables.tsv, else meta.yaml's server section).
-  if (!(t.meta["engine"]["product"].Scalar() == "mariadb" &&
-        version_triple(t.meta["engine"]["version"].Scalar()) >= VersionTriple{10, 5, 0})) {
+  // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free pages per instance, where
+  // the version divides the pool (variables.tsv, else meta.yaml's server section).
+  if (buffer_pool_instances_apply(t.meta["engine"]["product"].Scalar(), t.meta["engine"]["version"].Scalar())) {
     auto instances = t.variables.find("innodb_buffer_pool_instances");
     if (instances != t.variables.end()) y << "  buffer_pool_instances: " << instances->second << "\n";
     else if (s["buffer_pool_instances"]) y << "  buffer_pool_instances: " << s["buffer_pool_instances"].Scalar() << "\n";
