@@ -10,6 +10,7 @@
 #include <iostream>
 #include <iterator>
 #include <random>
+#include <regex>
 
 #include "engine/btree.h"
 #include "engine/buffer_pool.h"
@@ -616,10 +617,12 @@ TEST(Database, TurnoverWarmUpRunsUntilThePoolHasTurnedOver) {
 TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
   // simulation.warmup_fast_forward: the turnovers reached without timing (the page accesses, the
   // dirtying and the page cleaner's flushes replayed at the first warm-up's pace), then the warm-up
-  // again, timed. It ends where the timed warm-up of as many turnovers ends: the same TPS and pages
-  // written per transaction within the two runs' 95 % intervals (batch means of one-second batches,
-  // the page cleaner's period), and the same share of dirty pages within the timed run's own range
-  // over its batches.
+  // again, timed. It ends where the timed warm-up of as many turnovers ends: the same TPS within the
+  // two runs' 95 % intervals (batch means of one-second batches, the page cleaner's period), and the
+  // same pages written per transaction and share of dirty pages within what the timed warm-up itself
+  // still drifts by when run twice as long (S000's 8.0 local 93 GiB 8-thread point, 4 -> 8 turnovers:
+  // 25.1 -> 25.6 % dirty, 4.04 -> 4.08 pages written per transaction; scenarios/seeds/README.md).
+  constexpr double kFlushingStateDriftRatio = 0.02;
   const std::string base =
       "compute: {cores: 2}\n"
       "storage: {kind: local, device: pcie4-nvme-tlc}\n"
@@ -636,18 +639,30 @@ TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
     for (const auto& batch : r["series"]) b.add(batch[key].get<double>());
     return b;
   };
-  const auto timed_writes = series(timed, "data_page_writes_per_txn").estimate(0.95);
-  const auto fast_writes = series(fast, "data_page_writes_per_txn").estimate(0.95);
-  const auto timed_dirty = series(timed, "dirty_pct"), fast_dirty = series(fast, "dirty_pct");
-  const auto [low, high] = std::minmax_element(timed_dirty.values().begin(), timed_dirty.values().end());
-  std::printf("timed: %.1f TPS +- %.1f, %.3f +- %.3f pages written per txn, dirty %.2f %% (range %.2f); "
-              "fast-forward (%.0f virtual s): %.1f +- %.1f, %.3f +- %.3f, %.2f %%\n",
-              timed["tps"].get<double>(), timed["ci95"]["tps"].get<double>(), timed_writes.mean, timed_writes.half_width,
-              timed_dirty.estimate(0.95).mean, *high - *low, fast["warmup_fast_forward_s"].get<double>(), fast["tps"].get<double>(),
-              fast["ci95"]["tps"].get<double>(), fast_writes.mean, fast_writes.half_width, fast_dirty.estimate(0.95).mean);
-  EXPECT_NEAR(fast["tps"].get<double>(), timed["tps"].get<double>(), timed["ci95"]["tps"].get<double>() + fast["ci95"]["tps"].get<double>());
-  EXPECT_NEAR(fast_writes.mean, timed_writes.mean, timed_writes.half_width + fast_writes.half_width);
-  EXPECT_NEAR(fast_dirty.estimate(0.95).mean, timed_dirty.estimate(0.95).mean, *high - *low);
+  auto expect_same_state = [&](const nlohmann::ordered_json& timed_run, const nlohmann::ordered_json& fast_run) {
+    const auto timed_writes = series(timed_run, "data_page_writes_per_txn").estimate(0.95);
+    const auto fast_writes = series(fast_run, "data_page_writes_per_txn").estimate(0.95);
+    const auto timed_dirty = series(timed_run, "dirty_pct"), fast_dirty = series(fast_run, "dirty_pct");
+    std::printf("timed: %.1f TPS +- %.1f, %.3f +- %.3f pages written per txn, dirty %.2f %%; "
+                "fast-forward (%.0f virtual s): %.1f +- %.1f, %.3f +- %.3f, %.2f %%\n",
+                timed_run["tps"].get<double>(), timed_run["ci95"]["tps"].get<double>(), timed_writes.mean, timed_writes.half_width,
+                timed_dirty.estimate(0.95).mean, fast_run["warmup_fast_forward_s"].get<double>(), fast_run["tps"].get<double>(),
+                fast_run["ci95"]["tps"].get<double>(), fast_writes.mean, fast_writes.half_width, fast_dirty.estimate(0.95).mean);
+    EXPECT_NEAR(fast_run["tps"].get<double>(), timed_run["tps"].get<double>(), timed_run["ci95"]["tps"].get<double>() + fast_run["ci95"]["tps"].get<double>());
+    EXPECT_NEAR(fast_writes.mean, timed_writes.mean, kFlushingStateDriftRatio * timed_writes.mean);
+    EXPECT_NEAR(fast_dirty.estimate(0.95).mean, timed_dirty.estimate(0.95).mean, kFlushingStateDriftRatio * timed_dirty.estimate(0.95).mean);
+  };
+  expect_same_state(timed, fast);
+
+  // A pool that holds the data set never turns over: the fast-forward runs to max_warmup, where the
+  // timed warm-up stops too (only the pages writes modify are replayed then: nothing is evicted).
+  const std::string fits_sim = "warmup: 1s, warmup_turnovers: 3, max_warmup: 120s, batch: 1s, min_batches: 10, max_duration: 10s";
+  const std::string fits = std::regex_replace(base, std::regex("buffer_pool: 128MiB"), "buffer_pool: 2GiB");
+  auto timed_fits = run_point(scenario_from(fits + "simulation: {" + fits_sim + "}\n"));
+  auto fast_fits = run_point(scenario_from(fits + "simulation: {" + fits_sim + ", warmup_fast_forward: true}\n"));
+  EXPECT_NEAR(fast_fits["warmup_fast_forward_s"].get<double>(), 118.0, 1.0);
+  EXPECT_LT(fast_fits["warmup_turnovers"].get<double>(), 1.0);
+  expect_same_state(timed_fits, fast_fits);
 
   // It needs a timed warm-up to set its pace; without turnovers to reach it does nothing.
   EXPECT_CONTAINS(load_error_on_a_local_ssd("simulation: {warmup: 0s, warmup_turnovers: 2, warmup_fast_forward: true}\n"

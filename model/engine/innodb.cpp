@@ -196,6 +196,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   for (auto p : batch) pool_.mark_clean(p);
   batch.clear();
   bool stuck = false;  // every page pinned by the timed run: nothing to evict
+  const bool holds_data = pool_.resident_pages() >= layout_.total_pages() && pool_.free_frames() >= lru_free_target();
   while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck) {
     for (std::uint64_t n = 0; n < txn_per_second && !stuck; ++n) {
       const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
@@ -208,6 +209,9 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
       redo_before.clear();
       double redo_bytes = 0;
       for (const auto& s : statements) {
+        // A pool holding the whole data set with its free pages to spare evicts nothing: the LRU
+        // order its touches keep changes no outcome, and only the pages writes modify matter.
+        if (holds_data && !is_write(s.kind)) continue;
         statement_pages(layout_, s, pages, &modified);
         redo_before.resize(pages.size(), static_cast<std::uint64_t>(redo_bytes));
         if (is_write(s.kind)) redo_bytes += profile_.redo_bytes_per_row_change;
@@ -216,6 +220,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
       const std::uint64_t lsn = redo_->lsn();
       for (std::size_t i = 0; i < pages.size() && !stuck; ++i) {
         const std::uint32_t page = pages[i];
+        if (holds_data && !modified[i]) continue;
         if (!pool_.touch(page, t)) {
           // A frame as get_free_frame finds one, the LRU flush standing in for the cleaner the
           // thread would wake (MariaDB's before the free list runs out).
@@ -230,10 +235,11 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
           pool_.read_done(page);
           ++ff.reads;
         }
-        // A page the timed run is reading stays its thread's: dirtied now, it would be a dirty page
-        // no flush can take until that thread runs, holding the checkpoint age back for the whole
-        // fast-forward (its modification is the thread's, which waits for the read).
-        if (modified[i] && !pool_.in_flight(page)) pool_.mark_dirty(page, lsn + redo_before[i]);
+        // A page the timed run is reading or writing stays its own: dirtied now, it would be a dirty
+        // page no flush can take until the timed run resumes, holding the checkpoint age back for the
+        // whole fast-forward. (A thread waits for a read before it modifies the page; a write's
+        // completion leaves the page clean in the timed run too.)
+        if (modified[i] && !pool_.in_flight(page) && !pool_.write_fixed(page)) pool_.mark_dirty(page, lsn + redo_before[i]);
       }
       if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRecordBytes);
       ++ff.transactions;
@@ -249,6 +255,11 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
     if (pool_.free_frames() < lru_free_target()) lru_flush();
   }
   pool_clock_offset_s_ += ff.virtual_s;
+  ++fast_forwards_;
+  // The timed cleaner's next pass measures the redo rate since its last pass, which it made before
+  // the fast-forward: the redo it would have seen since then at the rate the replay ran.
+  const double since_pass_s = std::max(0.0, now() - cleaner_last_pass_s_);
+  last_cleaner_lsn_ = redo_->lsn() - std::min<std::uint64_t>(redo_->lsn(), static_cast<std::uint64_t>(avg_lsn_rate_ * since_pass_s));
   counters.page_reads += ff.reads;  // the warm-up's turnovers count them
   // Threads waiting for a frame or for the checkpoint look again.
   free_frame_waiters_.wake_all();
@@ -991,12 +1002,13 @@ double InnodbServer::flush_list_recommendation(std::uint64_t lsn, double elapsed
 }
 
 void InnodbServer::page_cleaner_loop() {
-  double last_time = now();
+  cleaner_last_pass_s_ = now();
   while (true) {
     double start = now();
     double age = 0;
-    double n_pages = flush_list_recommendation(redo_->lsn(), now() - last_time, &age);
-    last_time = now();
+    double n_pages = flush_list_recommendation(redo_->lsn(), now() - cleaner_last_pass_s_, &age);
+    cleaner_last_pass_s_ = now();
+    const std::uint64_t fast_forwards = fast_forwards_;
     std::vector<std::uint32_t> batch;
     pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
     add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
@@ -1005,7 +1017,9 @@ void InnodbServer::page_cleaner_loop() {
       std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
       flush_pages(chunk, /*evict=*/false);
     }
-    avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
+    // A pass a fast-forward interrupted was sized for the state before it: the replay's own passes
+    // have set the average since.
+    if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
     platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     // Sleep the rest of the second, unless the redo log needs more flushing now.
     double spent = now() - start;

@@ -232,6 +232,8 @@ private:
   std::uint64_t lsn_at_reset_ = 0;
   int client_threads_ = 1;
   std::uint64_t last_cleaner_lsn_ = 0;
+  double cleaner_last_pass_s_ = 0;  // when the timed page cleaner last passed over the flush list
+  std::uint64_t fast_forwards_ = 0;
   std::mt19937_64 rng_;
 };
 
