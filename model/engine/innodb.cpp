@@ -841,14 +841,11 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     if (file) fsync_data_file();
   if (doublewrite && doublewrite_slots_) doublewrite_slots_->release();
   counters.page_writes += pages.size();
-  if (page_cache_)
+  if (!free_each) {
+    mark_written(pages, evict);
+  } else if (page_cache_) {
     for (auto p : pages) page_cache_->write(p);  // written through the page cache: they stay there
-  if (!free_each)
-    for (auto p : pages) {
-      pool_.set_write_fix(p, false);
-      pool_.mark_clean(p);
-      if (evict && !pool_.in_flight(p)) pool_.evict(p);
-    }
+  }
   sync_flush_waiters_.wake_all();
 }
 

@@ -192,7 +192,8 @@ private:
   // `elapsed_s` after the last pass at redo position `lsn`; updates the averages it keeps. `age`
   // gets the checkpoint age.
   double flush_list_recommendation(std::uint64_t lsn, double elapsed_s, double* age);
-  // Pages of a fast-forward's flush left as their writes would: clean, freed when `evict`.
+  // Pages whose writes are done (a flush's, or a fast-forward's): clean, in the OS page cache when
+  // there is one, freed when `evict` (unless being read).
   void mark_written(const std::vector<std::uint32_t>& pages, bool evict);
   // The pool's clock: the simulation's, moved on by the fast-forwards' virtual time.
   double pool_now() const;
