@@ -7,6 +7,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "sim/output.h"
 #include "test_support.h"
 
 using poolsim::testing::run_cli;
@@ -105,4 +106,32 @@ TEST(Cli, ShippedJsonSchemasAreCurrent) {
     shipped << in.rdbuf();
     EXPECT_EQ(r.out, shipped.str()) << file << " is stale: regenerate with build/poolsim schema " << kind << " > ." << file;
   }
+}
+
+// Under a sweep over storage.kind with local and pool (the main job), the table ends with the pool
+// against local for each setting of the other parameters: TPS, p95 and p99 in %.
+TEST(Cli, TableComparesThePoolWithLocalUnderAStorageSweep) {
+  auto point = [](const char* kind, int threads, double tps, double p95, double p99) {
+    nlohmann::ordered_json p;
+    p["params"] = {{"storage.kind", kind}, {"workload.threads", threads}};
+    p["tps"] = tps;
+    p["latency_ms"] = {{"mean", 1.0}, {"p95", p95}, {"p99", p99}};
+    return p;
+  };
+  const std::string table = poolsim::render({point("local", 8, 1000, 4.0, 5.0), point("local", 16, 1800, 5.0, 6.0),
+                                             point("pool", 8, 950, 5.0, 5.5), point("pool", 16, 1980, 4.0, 6.0)},
+                                            poolsim::OutputFormat::Table);
+  const auto at = table.find("pool vs local");
+  ASSERT_NE(at, std::string::npos) << table;
+  std::istringstream rows(table.substr(at));
+  std::string line, threads, tps, p95, p99;
+  std::getline(rows, line);  // the title
+  std::getline(rows, line);  // the headers
+  EXPECT_CONTAINS(line, "workload.threads");
+  rows >> threads >> tps >> p95 >> p99;
+  EXPECT_EQ(threads + " " + tps + " " + p95 + " " + p99, "8 -5.0 +25.0 +10.0");
+  rows >> threads >> tps >> p95 >> p99;
+  EXPECT_EQ(threads + " " + tps + " " + p95 + " " + p99, "16 +10.0 -20.0 +0.0");
+  // No such sweep, no comparison.
+  EXPECT_EQ(poolsim::render({point("local", 8, 1000, 4.0, 5.0)}, poolsim::OutputFormat::Table).find("pool vs local"), std::string::npos);
 }

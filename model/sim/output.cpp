@@ -1,5 +1,6 @@
 #include "sim/output.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -87,6 +88,62 @@ void add_resource_columns(const nlohmann::ordered_json& point, std::vector<std::
   cells.insert(cells.end(), {busiest("devices"), busiest("links"), busiest("cpus"), bottleneck});
 }
 
+// Under a sweep over storage.kind with both `local` and `pool` (the main job's question, seed S000):
+// for each setting of the other parameters, the pool's TPS, p95 and p99 against local's, in %.
+std::vector<std::vector<std::string>> storage_comparison(const std::vector<nlohmann::ordered_json>& points) {
+  const std::string axis = "storage.kind";
+  auto others = [&](const nlohmann::ordered_json& p) {
+    nlohmann::ordered_json rest = p["params"];
+    rest.erase(axis);
+    return rest;
+  };
+  auto measured = [](const nlohmann::ordered_json& p) { return !p.contains("error") && p.contains("tps") && p.contains("params"); };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& local : points) {
+    if (!measured(local) || local["params"].value(axis, "") != "local") continue;
+    for (const auto& pool : points) {
+      if (!measured(pool) || pool["params"].value(axis, "") != "pool" || others(pool) != others(local)) continue;
+      auto change = [](double pool_value, double local_value) {
+        std::ostringstream out;
+        out << std::showpos << std::fixed << std::setprecision(1) << (local_value > 0 ? 100 * (pool_value / local_value - 1) : 0.0);
+        return out.str();
+      };
+      std::vector<std::string> row;
+      const auto rest = others(local);
+      for (auto& [key, value] : rest.items()) row.push_back(value.is_string() ? value.get<std::string>() : value.dump());
+      row.push_back(change(pool["tps"].get<double>(), local["tps"].get<double>()));
+      row.push_back(change(pool["latency_ms"]["p95"].get<double>(), local["latency_ms"]["p95"].get<double>()));
+      row.push_back(change(pool["latency_ms"]["p99"].get<double>(), local["latency_ms"]["p99"].get<double>()));
+      rows.push_back(row);
+      break;
+    }
+  }
+  if (rows.empty()) return rows;
+  std::vector<std::string> headers;
+  for (const auto& local : points)
+    if (measured(local) && local["params"].value(axis, "") == "local") {
+      const auto rest = others(local);
+      for (auto& [key, value] : rest.items()) headers.push_back(key);
+      break;
+    }
+  for (const char* h : {"tps %", "p95 %", "p99 %"}) headers.push_back(h);
+  rows.insert(rows.begin(), headers);
+  return rows;
+}
+
+// Columns right-aligned to their widest cell, two spaces apart.
+void write_aligned(std::ostringstream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width;
+  for (const auto& r : rows) {
+    if (width.size() < r.size()) width.resize(r.size(), 0);
+    for (size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
+  }
+  for (const auto& r : rows) {
+    for (size_t i = 0; i < r.size(); ++i) out << (i ? "  " : "") << std::setw(static_cast<int>(width[i])) << r[i];
+    out << "\n";
+  }
+}
+
 }  // namespace
 
 std::string render(const std::vector<nlohmann::ordered_json>& points, OutputFormat format) {
@@ -129,16 +186,13 @@ std::string render(const std::vector<nlohmann::ordered_json>& points, OutputForm
     }
     return out.str();
   }
-  std::vector<size_t> width(headers.size(), 0);
-  for (size_t i = 0; i < headers.size(); ++i) width[i] = headers[i].size();
-  for (const auto& r : rows)
-    for (size_t i = 0; i < r.size() && i < width.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  auto line = [&](const std::vector<std::string>& r) {
-    for (size_t i = 0; i < r.size(); ++i) out << (i ? "  " : "") << std::setw(static_cast<int>(width[std::min(i, width.size() - 1)])) << r[i];
-    out << "\n";
-  };
-  line(headers);
-  for (const auto& r : rows) line(r);
+  rows.insert(rows.begin(), headers);
+  write_aligned(out, rows);
+  auto comparison = storage_comparison(points);
+  if (!comparison.empty()) {
+    out << "\npool vs local (the same other parameters):\n";
+    write_aligned(out, comparison);
+  }
   return out.str();
 }
 
