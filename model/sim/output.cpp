@@ -98,18 +98,23 @@ std::vector<std::vector<std::string>> storage_comparison(const std::vector<nlohm
     return rest;
   };
   auto measured = [](const nlohmann::ordered_json& p) { return !p.contains("error") && p.contains("tps") && p.contains("params"); };
+  auto change = [](double pool_value, double local_value) {
+    std::ostringstream out;
+    out << std::showpos << std::fixed << std::setprecision(1) << (local_value > 0 ? 100 * (pool_value / local_value - 1) : 0.0);
+    return out.str();
+  };
   std::vector<std::vector<std::string>> rows;
   for (const auto& local : points) {
     if (!measured(local) || local["params"].value(axis, "") != "local") continue;
+    const auto rest = others(local);
     for (const auto& pool : points) {
-      if (!measured(pool) || pool["params"].value(axis, "") != "pool" || others(pool) != others(local)) continue;
-      auto change = [](double pool_value, double local_value) {
-        std::ostringstream out;
-        out << std::showpos << std::fixed << std::setprecision(1) << (local_value > 0 ? 100 * (pool_value / local_value - 1) : 0.0);
-        return out.str();
-      };
+      if (!measured(pool) || pool["params"].value(axis, "") != "pool" || others(pool) != rest) continue;
+      if (rows.empty()) {  // the headers: the other parameters' names, then the figures
+        rows.emplace_back();
+        for (auto& [key, value] : rest.items()) rows.back().push_back(key);
+        for (const char* h : {"tps %", "p95 %", "p99 %"}) rows.back().push_back(h);
+      }
       std::vector<std::string> row;
-      const auto rest = others(local);
       for (auto& [key, value] : rest.items()) row.push_back(value.is_string() ? value.get<std::string>() : value.dump());
       row.push_back(change(pool["tps"].get<double>(), local["tps"].get<double>()));
       row.push_back(change(pool["latency_ms"]["p95"].get<double>(), local["latency_ms"]["p95"].get<double>()));
@@ -118,16 +123,6 @@ std::vector<std::vector<std::string>> storage_comparison(const std::vector<nlohm
       break;
     }
   }
-  if (rows.empty()) return rows;
-  std::vector<std::string> headers;
-  for (const auto& local : points)
-    if (measured(local) && local["params"].value(axis, "") == "local") {
-      const auto rest = others(local);
-      for (auto& [key, value] : rest.items()) headers.push_back(key);
-      break;
-    }
-  for (const char* h : {"tps %", "p95 %", "p99 %"}) headers.push_back(h);
-  rows.insert(rows.begin(), headers);
   return rows;
 }
 
