@@ -671,6 +671,17 @@ TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
   auto inert = run_point(scenario_from(base + "simulation: {warmup: 1s, warmup_fast_forward: true, batch: 1s, min_batches: 2, max_duration: 2s}\n"));
   EXPECT_EQ(inert["warmup_fast_forward_s"].get<double>(), 0.0);
   EXPECT_NEAR(inert["warmup_s"].get<double>(), 1.0, 1e-9);
+
+  // Its two timed stretches have their own lengths when set (fast_forward_pace, fast_forward_settle),
+  // `warmup` otherwise; a zero pace cannot measure one.
+  auto stretches = run_point(scenario_from(base + "simulation: {warmup: 1s, warmup_turnovers: 5, max_warmup: 600s, batch: 1s, min_batches: 2, "
+                                                  "max_duration: 2s, warmup_fast_forward: true, fast_forward_pace: 2s, fast_forward_settle: 0.5s}\n"));
+  EXPECT_NEAR(stretches["warmup_s"].get<double>(), 2.5, 1e-9);
+  EXPECT_GT(stretches["warmup_fast_forward_s"].get<double>(), 0.0);  // whole virtual seconds: 1 here
+  EXPECT_GE(stretches["warmup_turnovers"].get<double>(), 5.0);
+  EXPECT_CONTAINS(load_error_on_a_local_ssd("simulation: {warmup: 1s, warmup_turnovers: 2, warmup_fast_forward: true, fast_forward_pace: 0s}\n"
+                                            "workload: {kind: sysbench, threads: 1}\n"),
+                  "simulation.fast_forward_pace");
 }
 
 TEST(Database, WarmUpThreadsStopWhenTheMeasurementStarts) {

@@ -112,6 +112,7 @@ bool BufferPool::list_consistent() const {
 void BufferPool::rebalance_old() {
   if (lru_length_ < kOldMinLength) return;
   auto target = static_cast<std::uint32_t>(lru_length_ * old_ratio_);
+  const std::uint32_t was = old_;
   while (old_length_ > target + kOldTolerance && old_ != kNone) {
     slots_[old_].state &= ~kOld;
     old_ = slots_[old_].next;
@@ -123,6 +124,11 @@ void BufferPool::rebalance_old() {
     old_ = candidate;
     slots_[old_].state |= kOld;
     ++old_length_;
+  }
+  // The boundary moves a page at a time, either way: its next steps' slots, fetched ahead.
+  if (old_ != was && old_ != kNone) {
+    if (slots_[old_].prev != kNone) __builtin_prefetch(&slots_[slots_[old_].prev]);
+    if (slots_[old_].next != kNone) __builtin_prefetch(&slots_[slots_[old_].next]);
   }
 }
 
@@ -144,8 +150,7 @@ bool BufferPool::touch(std::uint32_t page, double now_s) {
     } else {
       ++counters.not_made_young;
     }
-  } else if (freed_page_clock_ - slots_[page].young_clock > static_cast<std::uint32_t>(lru_length_ * (1.0 - old_ratio_) / 4)) {
-    // buf_page_peek_if_too_old: only pages that drifted past a quarter of the young sublist move.
+  } else if (drifted_from_head(slots_[page])) {
     // Not counted as made young: InnoDB counts only pages leaving the old sublist
     // (buf_LRU_make_block_young, n_pages_made_young).
     unlink(page);

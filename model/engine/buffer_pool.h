@@ -23,6 +23,14 @@ public:
   bool touch(std::uint32_t page, double now_s);
   // Starts loading a page's slot into the cache (for loops that know their next pages).
   void prefetch(std::uint32_t page) const { __builtin_prefetch(&slots_[page]); }
+  // The second stage, once the page's own slot is in the cache: starts loading the slots of its list
+  // neighbours, which a touch that moves it to the head relinks.
+  void prefetch_neighbours(std::uint32_t page) const {
+    const Slot& slot = slots_[page];
+    if (!(slot.state & kResident) || !((slot.state & kOld) || drifted_from_head(slot))) return;
+    if (slot.prev != kNone) __builtin_prefetch(&slots_[slot.prev]);
+    if (slot.next != kNone) __builtin_prefetch(&slots_[slot.next]);
+  }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
@@ -114,6 +122,12 @@ private:
   void link_head(std::uint32_t page);
   void link_before_old(std::uint32_t page);
   void rebalance_old();
+  struct Slot;
+  // buf_page_peek_if_too_old: a young page moves to the head only once it has drifted past a quarter
+  // of the young sublist.
+  bool drifted_from_head(const Slot& slot) const {
+    return freed_page_clock_ - slot.young_clock > static_cast<std::uint32_t>(lru_length_ * (1.0 - old_ratio_) / 4);
+  }
 
   // One slot per page, its fields together: a touch, an LRU move or a dirtying reads one or two
   // cache lines of a page's slot instead of one per field (the arrays are far larger than the cache).

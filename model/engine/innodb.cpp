@@ -174,9 +174,31 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   // Whole virtual seconds, as the page cleaner passes once a second.
   const auto txn_per_second = static_cast<std::uint64_t>(std::max(1.0, std::round(tps)));
   std::vector<Statement> statements;
-  std::vector<std::uint32_t> pages, batch;
-  std::vector<std::uint8_t> modified;
-  std::vector<std::uint64_t> redo_before;
+  std::vector<std::uint32_t> batch;
+  // A transaction's pages, with the redo written before each (a statement's pages are dirtied at the
+  // position before its own record, as execute() dirties them).
+  struct ReplayedTransaction {
+    std::vector<std::uint32_t> pages;
+    std::vector<std::uint8_t> modified;
+    std::vector<std::uint64_t> redo_before;
+    double redo_bytes = 0;
+  };
+  auto draw = [&](ReplayedTransaction& txn, bool holds_data) {
+    mix.next(rng, statements);
+    txn.pages.clear();
+    txn.modified.clear();
+    txn.redo_before.clear();
+    txn.redo_bytes = 0;
+    for (const auto& s : statements) {
+      // A pool holding the whole data set with its free pages to spare evicts nothing: the LRU
+      // order its touches keep changes no outcome, and only the pages writes modify matter.
+      if (holds_data && !is_write(s.kind)) continue;
+      statement_pages(layout_, s, txn.pages, &txn.modified);
+      txn.redo_before.resize(txn.pages.size(), static_cast<std::uint64_t>(txn.redo_bytes));
+      if (is_write(s.kind)) txn.redo_bytes += profile_.redo_bytes_per_row_change;
+    }
+    for (auto page : txn.pages) pool_.prefetch(page);
+  };
   auto write = [&](bool evict) {
     ff.page_writes += batch.size();
     mark_written(batch, evict);
@@ -197,26 +219,18 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   batch.clear();
   bool stuck = false;  // every page pinned by the timed run: nothing to evict
   const bool holds_data = pool_.resident_pages() >= layout_.total_pages() && pool_.free_frames() >= lru_free_target();
+  // The loop is bound by cache misses on the per-page slots, so it runs a transaction behind its
+  // draws: the next transaction's slots are fetched while this one's are used, and this one's list
+  // neighbours (which its touches relink) once its own slots have arrived. The draws stay in order.
+  ReplayedTransaction replayed[2];
+  int current = 0;
+  draw(replayed[current], holds_data);
   while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck) {
     for (std::uint64_t n = 0; n < txn_per_second && !stuck; ++n) {
       const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
-      mix.next(rng, statements);
-      // The transaction's pages, with the redo written before each (a statement's pages are dirtied
-      // at the position before its own record, as execute() dirties them); their slots are fetched
-      // from memory together first (the loop is bound by cache misses on the per-page slots).
-      pages.clear();
-      modified.clear();
-      redo_before.clear();
-      double redo_bytes = 0;
-      for (const auto& s : statements) {
-        // A pool holding the whole data set with its free pages to spare evicts nothing: the LRU
-        // order its touches keep changes no outcome, and only the pages writes modify matter.
-        if (holds_data && !is_write(s.kind)) continue;
-        statement_pages(layout_, s, pages, &modified);
-        redo_before.resize(pages.size(), static_cast<std::uint64_t>(redo_bytes));
-        if (is_write(s.kind)) redo_bytes += profile_.redo_bytes_per_row_change;
-      }
-      for (auto page : pages) pool_.prefetch(page);
+      const auto& [pages, modified, redo_before, redo_bytes] = replayed[current];
+      draw(replayed[current ^ 1], holds_data);
+      for (auto page : pages) pool_.prefetch_neighbours(page);
       const std::uint64_t lsn = redo_->lsn();
       for (std::size_t i = 0; i < pages.size() && !stuck; ++i) {
         const std::uint32_t page = pages[i];
@@ -243,6 +257,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
       }
       if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRecordBytes);
       ++ff.transactions;
+      current ^= 1;
     }
     ff.virtual_s += static_cast<double>(txn_per_second) * txn_s;
     // The page cleaner's pass over the flush list, then the LRU flusher's once-a-second batch.

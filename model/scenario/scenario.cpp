@@ -171,7 +171,9 @@ SpecPtr build_scenario_schema() {
            {"seed", with_default(integer(0.0, 9.0e15, "Random seed"), "1")},
            {"warmup", with_default(with_keywords(duration("Simulated time discarded before measuring; auto: until MSER finds no transient in the batch series"), {"auto"}), "0.2s")},
            {"warmup_turnovers", with_default(real(0.0, 1000.0, "After `warmup`, warm up on until the buffer pool has read this many times its frames (a pool turned over a few times holds its steady share of dirty pages, and the page cleaner its steady rate); 0: off"), "0")},
-           {"warmup_fast_forward", with_default(boolean("With warmup_turnovers > 0 (without, it does nothing): after `warmup`, reach the turnovers without timing (the transactions' page accesses and dirtying replayed through the pool at the throughput of the warm-up's second half, the page cleaner's flush-list and LRU flushes run once per virtual second as in the timed loops, no IO), then run `warmup` timed again before measuring: the flushing's steady state for a fraction of the timed warm-up's cost"), "false")},
+           {"warmup_fast_forward", with_default(boolean("With warmup_turnovers > 0 (without, it does nothing): instead of `warmup`, run fast_forward_pace timed, reach the turnovers without timing (the transactions' page accesses and dirtying replayed through the pool at the throughput of fast_forward_pace's second half, the page cleaner's flush-list and LRU flushes run once per virtual second as in the timed loops, no IO), then run fast_forward_settle timed before measuring (both default to `warmup`): the flushing's steady state for a fraction of the timed warm-up's cost"), "false")},
+           {"fast_forward_pace", with_default(with_keywords(duration("With warmup_fast_forward: the timed simulated time before the fast-forward, whose second half measures the throughput the replay's virtual clock runs at; warmup: the `warmup` value"), {"warmup"}), "warmup")},
+           {"fast_forward_settle", with_default(with_keywords(duration("With warmup_fast_forward: the timed simulated time after the fast-forward, before measuring (or before the timed turnovers, if the replay stopped short of them), in which the page cleaner's and LRU flusher's timed loops take over from the replay's state; warmup: the `warmup` value"), {"warmup"}), "warmup")},
            {"max_warmup", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on the whole warm-up when warmup_turnovers is set (a pool that holds the data set never turns over)", true), "900s")},
            {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
            {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
@@ -544,9 +546,21 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                                                    : "warmup_turnovers cannot be combined with workload.warmup_threads");
   s.simulation.warmup_fast_forward = sim["warmup_fast_forward"].as<bool>();
   // Without turnovers it has nothing to do (a scenario may switch them off and keep it).
-  if (s.simulation.warmup_fast_forward && s.simulation.warmup_turnovers > 0 && !(s.simulation.warmup_s > 0))
-    throw InputError(origin.locate("simulation.warmup_fast_forward", raw["simulation"]["warmup_fast_forward"]), "simulation.warmup_fast_forward",
-                     "warmup_fast_forward needs a configured simulation.warmup > 0 (its second half measures the pace)");
+  // The fast-forward's two timed stretches: `warmup` unless set (a scenario without turnovers keeps
+  // `warmup` as its whole warm-up, so they are separate keys).
+  // Like warmup_fast_forward itself, they do nothing without it (a sweep may switch it off).
+  const bool pace_is_warmup = sim["fast_forward_pace"].Scalar() == "warmup";
+  s.simulation.fast_forward_pace_s = pace_is_warmup ? s.simulation.warmup_s : q(sim["fast_forward_pace"], Dimension::Seconds);
+  s.simulation.fast_forward_settle_s =
+      sim["fast_forward_settle"].Scalar() == "warmup" ? s.simulation.warmup_s : q(sim["fast_forward_settle"], Dimension::Seconds);
+  if (s.simulation.warmup_fast_forward && s.simulation.warmup_turnovers > 0 && !(s.simulation.fast_forward_pace_s > 0)) {
+    if (pace_is_warmup)
+      throw InputError(origin.locate("simulation.warmup_fast_forward", raw["simulation"]["warmup_fast_forward"]), "simulation.warmup_fast_forward",
+                       "warmup_fast_forward needs a timed warm-up before it, whose second half measures the pace: simulation.warmup > 0 "
+                       "or simulation.fast_forward_pace > 0");
+    throw InputError(origin.locate("simulation.fast_forward_pace", raw["simulation"]["fast_forward_pace"]), "simulation.fast_forward_pace",
+                     "fast_forward_pace must be > 0 (its second half measures the pace)");
+  }
   s.simulation.batch_s = q(sim["batch"], Dimension::Seconds);
   s.simulation.min_batches = sim["min_batches"].as<int>();
   s.simulation.target_rel_ci = q(sim["target_ci"], Dimension::Ratio);

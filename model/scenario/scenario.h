@@ -86,8 +86,10 @@ struct SimulationConfig {
   // After warmup_s, warm up on until the buffer pools have read this many times their frames (0: off):
   // the dirty pages and the flushing reach their steady state only once the pool has turned over.
   double warmup_turnovers = 0;
-  // Reach warmup_turnovers without timing (InnodbServer::fast_forward), between two timed `warmup_s`.
+  // Reach warmup_turnovers without timing (InnodbServer::fast_forward), between two timed stretches.
   bool warmup_fast_forward = false;
+  double fast_forward_pace_s = 0.2;    // timed before the fast-forward (its second half gives the pace)
+  double fast_forward_settle_s = 0.2;  // timed after it, before measuring
   double max_warmup_s = 900;  // cap on the whole warm-up when warmup_turnovers is set
   double batch_s = 0.1;
   int min_batches = 10;

@@ -64,16 +64,17 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   } else if (sim.warmup_fast_forward && sim.warmup_turnovers > 0 && state.database) {
     // The warm-up's second half sets the pace of the virtual clock; the fast-forward brings the
     // turnovers; the warm-up again, timed, lets the flushing's timed loops take over from its state.
-    const double half_s = sim.warmup_s / 2;
+    const double half_s = sim.fast_forward_pace_s / 2;
     sg::this_actor::sleep_for(half_s);
     const std::uint64_t ops = measurement.warmup_operations;
     sg::this_actor::sleep_for(half_s);
     const double tps = static_cast<double>(measurement.warmup_operations - ops) / half_s;
     phase_mark("timed-warmup");
-    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - 2 * sim.warmup_s));
+    const double timed_s = sim.fast_forward_pace_s + sim.fast_forward_settle_s;
+    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - timed_s));
     phase_mark("fast-forward");
-    sg::this_actor::sleep_for(sim.warmup_s);
-    state.warmup_s = 2 * sim.warmup_s;
+    sg::this_actor::sleep_for(sim.fast_forward_settle_s);
+    state.warmup_s = timed_s;
   } else {
     sg::this_actor::sleep_for(state.warmup_s = sim.warmup_s);
   }
