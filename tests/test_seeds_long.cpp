@@ -1,5 +1,5 @@
 // The S000 seed (scenarios/seeds/greatsql-ib-pool.yaml) on the whole published table, every point
-// warmed up to the flushing's steady state: 6 min 44 s on 2 cores with the fast-forwarded warm-up (session 21; 15 min 46 s timed, session 13), so label `long` (not in the README's
+// warmed up to the flushing's steady state: 4 min 55 s on 2 cores with the fast-forwarded warm-up (session 22; 15 min 46 s timed, session 13), so label `long` (not in the README's
 // default test command; `ctest --test-dir build -L long` runs it). The default suite checks the
 // crossover rows (tests/test_seeds.cpp).
 #include <gtest/gtest.h>
