@@ -85,7 +85,7 @@ TEST(MariadbShannonSeed, PublishedTableAndOrder) {
 
 // The S000 seed (scenarios/seeds/greatsql-ib-pool.yaml) in the default suite: GreatSQL 8.0's crossover,
 // the four published rows at 8 and 32 threads (local NVMe and the NVMe-oF pool), each point warmed up
-// to the flushing's steady state (2 min 14 s in the suite, session 21). The whole published table (20 rows, 4 min 55 s)
+// to the flushing's steady state (1 min 50 s in the suite, session 22; 2 min 14 s in session 21). The whole published table (20 rows, 4 min 55 s)
 // is tests/test_seeds_long.cpp, label `long`.
 namespace {
 // RATCHETS at the error measured (scenarios/seeds/README.md, S000, session 12), NOT the target
