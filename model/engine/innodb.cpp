@@ -184,14 +184,15 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
     double redo_bytes = 0;
   };
   auto draw = [&](ReplayedTransaction& txn, bool holds_data) {
-    mix.next(rng, statements);
+    mix.next(rng, statements, /*writes_only=*/holds_data);
     txn.pages.clear();
     txn.modified.clear();
     txn.redo_before.clear();
     txn.redo_bytes = 0;
     for (const auto& s : statements) {
       // A pool holding the whole data set with its free pages to spare evicts nothing: the LRU
-      // order its touches keep changes no outcome, and only the pages writes modify matter.
+      // order its touches keep changes no outcome, and only the pages writes modify matter (the
+      // other statements are not even drawn).
       if (holds_data && !is_write(s.kind)) continue;
       statement_pages(layout_, s, txn.pages, &txn.modified);
       txn.redo_before.resize(txn.pages.size(), static_cast<std::uint64_t>(txn.redo_bytes));

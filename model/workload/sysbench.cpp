@@ -110,7 +110,7 @@ SysbenchMix::SysbenchMix(const SysbenchOptions& options) : o_(options), keys_(op
   table_per_group_ = o_.version != "0.5";
 }
 
-void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const {
+void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out, bool writes_only) const {
   out.clear();
   const std::uint64_t n = o_.table_size;
   // 1.0.20 draws the table once per statement group (execute_point_selects, each range kind, ...);
@@ -128,14 +128,14 @@ void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const 
     out.push_back(s);
   };
   switch (single_) {
-    case Single::PointSelect: return add(StatementKind::PointSelect);
+    case Single::PointSelect: if (!writes_only) add(StatementKind::PointSelect); return;
     case Single::UpdateIndex: return add(StatementKind::IndexUpdate);
     case Single::UpdateNonIndex: return add(StatementKind::NonIndexUpdate);
     case Single::Insert: return add(StatementKind::Insert);
     case Single::None: break;
   }
-  if (trx_) add(StatementKind::Begin);
-  if (read_groups_) {
+  if (trx_ && !writes_only) add(StatementKind::Begin);
+  if (read_groups_ && !writes_only) {
     new_group();
     for (int i = 0; i < o_.point_selects; ++i) add(StatementKind::PointSelect);
     new_group();
@@ -161,7 +161,7 @@ void SysbenchMix::next(std::mt19937_64& rng, std::vector<Statement>& out) const 
       out.push_back(insert);
     }
   }
-  if (trx_) add(StatementKind::Commit);
+  if (trx_ && !writes_only) add(StatementKind::Commit);
 }
 
 }  // namespace poolsim

@@ -62,7 +62,9 @@ class SysbenchMix {
 public:
   explicit SysbenchMix(const SysbenchOptions& options);
   // One event (transaction) of the test.
-  void next(std::mt19937_64& rng, std::vector<Statement>& out) const;
+  // writes_only: the write statements alone, their keys drawn as in a whole transaction but without
+  // the other statements' draws (a replay that needs only the pages writes modify; another stream).
+  void next(std::mt19937_64& rng, std::vector<Statement>& out, bool writes_only = false) const;
   // Statements per event as sysbench counts them: reads, writes, other (BEGIN/COMMIT).
   int reads() const { return reads_; }
   int writes() const { return writes_; }
