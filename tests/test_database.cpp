@@ -768,6 +768,40 @@ Scenario one_thread_cached_point(const std::string& name, const std::string& pro
       "database: {buffer_pool: 1GiB, flush_log_at_trx_commit: 2, profile: \"" + profile + "\"}\n");
 }
 
+// The fast-forward's replay of a pool holding the data draws the write statements alone: the same
+// statements as a whole transaction's writes (the DELETE's id re-inserted), keys still uniform; a
+// test without writes gives none.
+TEST(Workload, WritesOnlyDrawsTheTransactionsWriteStatements) {
+  SysbenchOptions o;
+  o.tables = 4;
+  o.table_size = 100000;
+  o.rand_type = "uniform";
+  SysbenchMix mix(o);
+  std::mt19937_64 rng(5);
+  std::vector<Statement> whole, writes;
+  mix.next(rng, whole);
+  std::vector<StatementKind> expected;
+  for (const auto& st : whole)
+    if (is_write(st.kind)) expected.push_back(st.kind);
+  ASSERT_EQ(expected.size(), 4u);
+  constexpr int kDraws = 20000;
+  double id_sum = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    mix.next(rng, writes, /*writes_only=*/true);
+    ASSERT_EQ(writes.size(), expected.size());
+    for (std::size_t j = 0; j < writes.size(); ++j) EXPECT_EQ(writes[j].kind, expected[j]);
+    EXPECT_EQ(writes[3].id, writes[2].id);
+    id_sum += static_cast<double>(writes[0].id);
+  }
+  // Uniform ids on [0, table_size): mean table_size / 2, standard error table_size / sqrt(12 n).
+  const double standard_error = o.table_size / std::sqrt(12.0 * kDraws);
+  EXPECT_NEAR(id_sum / kDraws, o.table_size / 2.0, 4 * standard_error);
+  o.test = "oltp_point_select";
+  SysbenchMix selects(o);
+  selects.next(rng, writes, /*writes_only=*/true);
+  EXPECT_TRUE(writes.empty());
+}
+
 // By Monte Carlo, one oltp_read_write transaction's statement CPU summed, `draws` times, in ms of the
 // point's cores, each statement's CPU drawn by `draw(mean_s, rng)`; returned sorted.
 std::vector<double> transaction_cpu_sums_ms(const Scenario& point, int draws,

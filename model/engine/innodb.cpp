@@ -189,11 +189,10 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
     txn.modified.clear();
     txn.redo_before.clear();
     txn.redo_bytes = 0;
+    // (A pool holding the whole data set with its free pages to spare evicts nothing: the LRU order
+    // its touches keep changes no outcome, and only the pages writes modify matter, so only the
+    // write statements are drawn.)
     for (const auto& s : statements) {
-      // A pool holding the whole data set with its free pages to spare evicts nothing: the LRU
-      // order its touches keep changes no outcome, and only the pages writes modify matter (the
-      // other statements are not even drawn).
-      if (holds_data && !is_write(s.kind)) continue;
       statement_pages(layout_, s, txn.pages, &txn.modified);
       txn.redo_before.resize(txn.pages.size(), static_cast<std::uint64_t>(txn.redo_bytes));
       if (is_write(s.kind)) txn.redo_bytes += profile_.redo_bytes_per_row_change;

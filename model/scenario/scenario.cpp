@@ -547,8 +547,8 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.warmup_fast_forward = sim["warmup_fast_forward"].as<bool>();
   // Without turnovers it has nothing to do (a scenario may switch them off and keep it).
   // The fast-forward's two timed stretches: `warmup` unless set (a scenario without turnovers keeps
-  // `warmup` as its whole warm-up, so they are separate keys).
-  // Like warmup_fast_forward itself, they do nothing without it (a sweep may switch it off).
+  // `warmup` as its whole warm-up, so they are separate keys). Like warmup_fast_forward itself, they
+  // do nothing without it (a sweep may switch it off).
   const bool pace_is_warmup = sim["fast_forward_pace"].Scalar() == "warmup";
   s.simulation.fast_forward_pace_s = pace_is_warmup ? s.simulation.warmup_s : q(sim["fast_forward_pace"], Dimension::Seconds);
   s.simulation.fast_forward_settle_s =

@@ -62,8 +62,8 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   if (sim.warmup_auto) {
     state.warmup_s = detect_warmup(measurement, sim);
   } else if (sim.warmup_fast_forward && sim.warmup_turnovers > 0 && state.database) {
-    // The warm-up's second half sets the pace of the virtual clock; the fast-forward brings the
-    // turnovers; the warm-up again, timed, lets the flushing's timed loops take over from its state.
+    // The timed pace stretch's second half sets the pace of the virtual clock; the fast-forward
+    // brings the turnovers; the timed settle stretch lets the flushing's timed loops take over.
     const double half_s = sim.fast_forward_pace_s / 2;
     sg::this_actor::sleep_for(half_s);
     const std::uint64_t ops = measurement.warmup_operations;
