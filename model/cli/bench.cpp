@@ -9,8 +9,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "scenario/scenario.h"
+#include "sim/phase_timer.h"
 #include "sim/simulation.h"
 
 namespace poolsim {
@@ -27,11 +31,6 @@ struct BenchFigures {
   long max_rss_kb = 0;
   bool ok = false;
 };
-
-double cpu_seconds(const struct rusage& usage) {
-  auto seconds = [](const timeval& tv) { return static_cast<double>(tv.tv_sec) + static_cast<double>(tv.tv_usec) * 1e-6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 // Runs one point in a child process and measures its wall time and peak RSS (wait4's rusage).
 BenchFigures measure(const Scenario& scenario) {
@@ -52,7 +51,7 @@ BenchFigures measure(const Scenario& scenario) {
   BenchFigures f;
   f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   f.max_rss_kb = usage.ru_maxrss;
-  f.cpu_s = cpu_seconds(usage);
+  f.cpu_s = rusage_cpu_s(usage);
   std::ifstream in(path);
   auto doc = nlohmann::json::parse(in, nullptr, false);
   std::remove(path);
@@ -70,7 +69,7 @@ BenchFigures measure(const Scenario& scenario) {
 double children_cpu_s() {
   struct rusage usage {};
   getrusage(RUSAGE_CHILDREN, &usage);
-  return cpu_seconds(usage);
+  return rusage_cpu_s(usage);
 }
 
 void print(const char* label, const BenchFigures& f) {
@@ -86,6 +85,30 @@ void print(const char* label, const BenchFigures& f) {
   if (f.fast_forward_s > 0)
     std::printf("%-44s      fast-forwarded %.0f virtual s: with its transactions, %.0f txn per cpu s\n", "", f.fast_forward_s,
                 f.tps * (f.simulated_s + f.fast_forward_s) / std::max(f.cpu_s, 1e-9));
+}
+
+// Each matrix point's CPU beside what it simulated (timed seconds, fast-forwarded virtual seconds),
+// then the CPU by pool size: where the matrix's time goes.
+void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, const std::vector<double>& cpu_s, double cpu_total_s) {
+  std::map<std::string, double> cpu_by_pool;
+  std::printf("%-52s %8s %8s %8s %8s\n", "point", "tps", "timed s", "ff s", "cpu s");
+  for (size_t i = 0; i < results.size(); ++i) {
+    const auto& r = results[i];
+    std::string label;
+    if (r.contains("params"))
+      for (const auto& [key, value] : r["params"].items())
+        label += (label.empty() ? "" : " ") + (value.is_string() ? value.get<std::string>() : value.dump());
+    if (r.contains("error") || !r.contains("tps")) {
+      std::printf("%-52s ERR %s\n", label.c_str(), r.value("error", std::string("no figures")).c_str());
+      continue;
+    }
+    std::printf("%-52s %8.0f %8.1f %8.0f %8.2f\n", label.c_str(), r["tps"].get<double>(),
+                r["simulated_s"].get<double>() + r["warmup_s"].get<double>(), r.value("warmup_fast_forward_s", 0.0), cpu_s[i]);
+    const auto& params = r["params"];
+    if (params.contains("database.buffer_pool")) cpu_by_pool[params["database.buffer_pool"].dump()] += cpu_s[i];
+  }
+  for (const auto& [pool, cpu] : cpu_by_pool)
+    std::printf("pool %-10s cpu %8.1f s (%4.1f %% of the matrix)\n", pool.c_str(), cpu, 100.0 * cpu / std::max(cpu_total_s, 1e-9));
 }
 
 }  // namespace
@@ -110,10 +133,13 @@ int run_bench(bool matrix, int jobs) {
                                  {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
     auto start = std::chrono::steady_clock::now();
     double cpu_before = children_cpu_s();
-    run_points(points, jobs);
+    std::vector<double> cpu_s;
+    auto results = run_points(points, jobs, {}, &cpu_s);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double cpu_total = children_cpu_s() - cpu_before;
+    print_matrix_points(results, cpu_s, cpu_total);
     std::printf("seed-000 matrix: %zu points with --jobs %d in %.1f s (cpu %.1f s over all points)\n", points.size(), jobs,
-                wall, children_cpu_s() - cpu_before);
+                wall, cpu_total);
   } else {
     std::printf("(add --matrix for the seed-000 matrix)\n");
   }

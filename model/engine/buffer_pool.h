@@ -11,6 +11,8 @@
 #include <deque>
 #include <vector>
 
+#include "core/huge_pages.h"
+
 namespace poolsim {
 
 class BufferPool {
@@ -138,7 +140,7 @@ private:
     std::uint32_t dirty_generation = 0;
     std::uint8_t state = 0;
   };
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePageAllocator<Slot>> slots_;
   struct FlushEntry {
     std::uint32_t page;
     std::uint32_t generation;

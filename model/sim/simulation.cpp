@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,13 +280,15 @@ nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
 }
 
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
-                                               const std::function<void(size_t, size_t)>& progress) {
+                                               const std::function<void(size_t, size_t)>& progress,
+                                               std::vector<double>* cpu_s) {
   jobs = std::max(1, jobs);
   // Results come back through files in a private directory under TMPDIR.
   std::string dir_template = (std::filesystem::temp_directory_path() / "poolsim-XXXXXX").string();
   const char* dir = mkdtemp(dir_template.data());
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
   std::vector<nlohmann::ordered_json> results(points.size());
+  if (cpu_s) cpu_s->assign(points.size(), 0.0);
   std::map<pid_t, size_t> running;
   size_t next = 0, done = 0;
   auto result_file = [&](size_t i) { return std::string(dir) + "/point-" + std::to_string(i) + ".json"; };
@@ -317,10 +320,11 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     // Wait for one of our own children only (a caller such as Python may have others), polling
     // them; a signal interrupting the wait is not an error.
     int status = 0;
+    struct rusage usage {};
     auto it = running.end();
     while (it == running.end()) {
       for (auto r = running.begin(); r != running.end(); ++r) {
-        pid_t pid = waitpid(r->first, &status, WNOHANG);
+        pid_t pid = wait4(r->first, &status, WNOHANG, &usage);
         if (pid == r->first || (pid < 0 && errno == ECHILD)) {
           if (pid < 0) status = 0;
           it = r;
@@ -331,6 +335,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     }
     size_t i = it->second;
     running.erase(it);
+    if (cpu_s) (*cpu_s)[i] = rusage_cpu_s(usage);
     std::ifstream in(result_file(i));
     if (in) {
       std::stringstream text;

@@ -22,8 +22,10 @@ nlohmann::ordered_json run_point(const Scenario& scenario);
 nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result);
 
 // Simulates each point in a forked child process, at most `jobs` at once, in order of the input.
-// A point that fails has {"params":..., "error": "..."} instead of figures.
+// A point that fails has {"params":..., "error": "..."} instead of figures. With `cpu_s`, each point's
+// process CPU time (user + system) is returned there, in the same order (the benchmark's figures).
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
-                                               const std::function<void(size_t done, size_t total)>& progress = {});
+                                               const std::function<void(size_t done, size_t total)>& progress = {},
+                                               std::vector<double>* cpu_s = nullptr);
 
 }  // namespace poolsim
