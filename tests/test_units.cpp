@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include "core/huge_pages.h"
 #include "core/units.h"
+
+#include <cstdint>
+#include <vector>
 
 using namespace poolsim;
 
@@ -33,4 +37,20 @@ TEST(Units, UnknownUnitNamesTheAcceptedOnes) {
 TEST(Units, FormatsReadably) {
   EXPECT_EQ(format_quantity(15e-6, Dimension::Seconds), "15us");
   EXPECT_EQ(format_quantity(16384, Dimension::Bytes), "16KiB");
+}
+
+// The per-page arrays' allocator: a large array starts on a 2 MiB boundary (so that the kernel can
+// back it with huge pages), a small one is ordinary, and both behave as vectors.
+TEST(HugePageAllocator, AlignsLargeArraysAndKeepsSmallOnesOrdinary) {
+  using Alloc = HugePageAllocator<std::uint64_t>;
+  std::vector<std::uint64_t, Alloc> large(Alloc::kMinBytes / sizeof(std::uint64_t) + 1, 7);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(large.data()) % Alloc::kHugePageBytes, 0u);
+  EXPECT_EQ(large.front(), 7u);
+  EXPECT_EQ(large.back(), 7u);
+  std::vector<std::uint64_t, Alloc> small(16, 3);
+  small.resize(1000, 4);  // reallocates through the ordinary branch
+  EXPECT_EQ(small[15], 3u);
+  EXPECT_EQ(small[999], 4u);
+  large.resize(8);  // a shrink keeps the allocation: freed with its own branch at destruction
+  EXPECT_EQ(large[7], 7u);
 }
