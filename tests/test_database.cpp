@@ -654,6 +654,20 @@ TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
   };
   expect_same_state(timed, fast);
 
+  // simulation.fast_forward_steady: the replay ends once MSER-5 finds its pages written per second and
+  // its dirty pages steady (at least 10 batches of 5 virtual seconds), before turnovers that would
+  // take longer (here 150, 88 virtual s), and no timed turnovers follow. It stops after ~65 virtual s,
+  // so it is held against a timed warm-up of that length (120 turnovers, 72 s; the state still drifts
+  // between 30 and 120 turnovers: 27.8 -> 26.9 % dirty).
+  const std::string long_sim = "warmup: 1s, warmup_turnovers: 150, max_warmup: 600s, batch: 1s, min_batches: 10, max_duration: 10s";
+  auto timed_long = run_point(scenario_from(base + "simulation: {" + std::regex_replace(long_sim, std::regex("150"), "120") + "}\n"));
+  auto steady = run_point(scenario_from(base + "simulation: {" + long_sim + ", warmup_fast_forward: true, fast_forward_steady: true}\n"));
+  EXPECT_TRUE(steady["warmup_fast_forward_steady"].get<bool>());
+  EXPECT_GE(steady["warmup_fast_forward_s"].get<double>(), 50.0);
+  EXPECT_NEAR(steady["warmup_s"].get<double>(), 2.0, 1e-9);
+  EXPECT_LT(steady["warmup_turnovers"].get<double>(), 150.0);
+  expect_same_state(timed_long, steady);
+
   // A pool that holds the data set never turns over: the fast-forward runs to max_warmup, where the
   // timed warm-up stops too (only the pages writes modify are replayed then: nothing is evicted).
   const std::string fits_sim = "warmup: 1s, warmup_turnovers: 3, max_warmup: 120s, batch: 1s, min_batches: 10, max_duration: 10s";
@@ -663,6 +677,11 @@ TEST(Database, FastForwardReachesTheTimedWarmUpsFlushingState) {
   EXPECT_NEAR(fast_fits["warmup_fast_forward_s"].get<double>(), 118.0, 1.0);
   EXPECT_LT(fast_fits["warmup_turnovers"].get<double>(), 1.0);
   expect_same_state(timed_fits, fast_fits);
+  auto steady_fits =
+      run_point(scenario_from(fits + "simulation: {" + fits_sim + ", warmup_fast_forward: true, fast_forward_steady: true}\n"));
+  EXPECT_TRUE(steady_fits["warmup_fast_forward_steady"].get<bool>());
+  EXPECT_LT(steady_fits["warmup_fast_forward_s"].get<double>(), 118.0);
+  expect_same_state(timed_fits, steady_fits);
 
   // It needs a timed warm-up to set its pace; without turnovers to reach it does nothing.
   EXPECT_CONTAINS(load_error_on_a_local_ssd("simulation: {warmup: 0s, warmup_turnovers: 2, warmup_fast_forward: true}\n"

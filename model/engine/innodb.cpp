@@ -167,7 +167,7 @@ void InnodbServer::mark_written(const std::vector<std::uint32_t>& pages, bool ev
 }
 
 InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std::mt19937_64& rng, double tps, double max_s,
-                                                     std::uint64_t max_reads) {
+                                                     std::uint64_t max_reads, const SteadyTest& steady) {
   FastForward ff;
   if (!(tps > 0) || !(max_s > 0)) return ff;
   const double start_s = pool_now(), txn_s = 1.0 / tps;
@@ -225,7 +225,8 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   ReplayedTransaction replayed[2];
   int current = 0;
   draw(replayed[current], holds_data);
-  while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck) {
+  while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck && !ff.steady) {
+    const std::uint64_t writes_before = ff.page_writes;
     for (std::uint64_t n = 0; n < txn_per_second && !stuck; ++n) {
       const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
       const auto& [pages, modified, redo_before, redo_bytes] = replayed[current];
@@ -268,6 +269,9 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
     avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
     write(/*evict=*/false);
     if (pool_.free_frames() < lru_free_target()) lru_flush();
+    if (steady)
+      ff.steady = steady(static_cast<double>(ff.page_writes - writes_before) / (static_cast<double>(txn_per_second) * txn_s),
+                         pool_.dirty_pages());
   }
   pool_clock_offset_s_ += ff.virtual_s;
   ++fast_forwards_;

@@ -95,14 +95,19 @@ public:
   // every virtual second the page cleaner's flush-list recommendation runs as in the timed loop,
   // and a miss that finds no free frame runs the LRU flush, their pages left clean (and freed) as
   // their writes would leave them, with no IO and no CPU. Pages being read or written by the timed
-  // run are left alone. Stops after `max_s` virtual seconds or `max_reads` misses. Called from an
+  // run are left alone. Stops after `max_s` virtual seconds or `max_reads` misses, or when
+  // `steady` (called after each virtual second with its pages written per second and the dirty
+  // pages) says the flushing is steady (`steady` in the result). Called from an
   // actor between events: nothing else runs meanwhile, and the timed run resumes from that state
   // with its clock for the pool's LRU and the redo log moved on by the virtual time.
   struct FastForward {
     double virtual_s = 0;
     std::uint64_t transactions = 0, reads = 0, page_writes = 0;
+    bool steady = false;  // ended by the `steady` test
   };
-  FastForward fast_forward(const SysbenchMix& mix, std::mt19937_64& rng, double tps, double max_s, std::uint64_t max_reads);
+  using SteadyTest = std::function<bool(double page_writes_per_s, std::uint32_t dirty_pages)>;
+  FastForward fast_forward(const SysbenchMix& mix, std::mt19937_64& rng, double tps, double max_s, std::uint64_t max_reads,
+                           const SteadyTest& steady = {});
 
   // Runs one transaction in the calling actor; returns false when it was rolled back (deadlock).
   bool execute(const std::vector<Statement>& statements, ClientThread& thread);

@@ -174,6 +174,7 @@ SpecPtr build_scenario_schema() {
            {"warmup_fast_forward", with_default(boolean("With warmup_turnovers > 0 (without, it does nothing): instead of `warmup`, run fast_forward_pace timed, reach the turnovers without timing (the transactions' page accesses and dirtying replayed through the pool at the throughput of fast_forward_pace's second half, the page cleaner's flush-list and LRU flushes run once per virtual second as in the timed loops, no IO), then run fast_forward_settle timed before measuring (both default to `warmup`): the flushing's steady state for a fraction of the timed warm-up's cost"), "false")},
            {"fast_forward_pace", with_default(with_keywords(duration("With warmup_fast_forward: the timed simulated time before the fast-forward, whose second half measures the throughput the replay's virtual clock runs at; warmup: the `warmup` value"), {"warmup"}), "warmup")},
            {"fast_forward_settle", with_default(with_keywords(duration("With warmup_fast_forward: the timed simulated time after the fast-forward, before measuring (or before the timed turnovers, if the replay stopped short of them), in which the page cleaner's and LRU flusher's timed loops take over from the replay's state; warmup: the `warmup` value"), {"warmup"}), "warmup")},
+           {"fast_forward_steady", with_default(boolean("With warmup_fast_forward: end the replay once its flushing is steady, when that comes before warmup_turnovers: after each batch of 5 virtual seconds from the tenth batch, MSER (as `warmup: auto` uses it, here over 5-second means: MSER-5) truncates less than the first half of both the replay's pages written per second and its dirty pages; the turnovers not reached are then not run timed either. false: the replay runs to the turnovers"), "false")},
            {"max_warmup", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Cap on the whole warm-up when warmup_turnovers is set (a pool that holds the data set never turns over)", true), "900s")},
            {"batch", with_default(quantity(Dimension::Seconds, 0.0, std::nullopt, "Batch length for batch means", true), "0.1s")},
            {"min_batches", with_default(integer(2.0, 100000.0, "Batches before the stop rule may end a point"), "10")},
@@ -545,6 +546,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                      : s.simulation.warmup_auto    ? "warmup_turnovers needs a configured simulation.warmup (not auto)"
                                                    : "warmup_turnovers cannot be combined with workload.warmup_threads");
   s.simulation.warmup_fast_forward = sim["warmup_fast_forward"].as<bool>();
+  s.simulation.fast_forward_steady = sim["fast_forward_steady"].as<bool>();
   // Without turnovers it has nothing to do (a scenario may switch them off and keep it).
   // The fast-forward's two timed stretches: `warmup` unless set (a scenario without turnovers keeps
   // `warmup` as its whole warm-up, so they are separate keys). Like warmup_fast_forward itself, they

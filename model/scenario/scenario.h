@@ -90,6 +90,8 @@ struct SimulationConfig {
   bool warmup_fast_forward = false;
   double fast_forward_pace_s = 0.2;    // timed before the fast-forward (its second half gives the pace)
   double fast_forward_settle_s = 0.2;  // timed after it, before measuring
+  // End the replay once its flushing is steady (MSER), before warmup_turnovers if that comes first.
+  bool fast_forward_steady = false;
   double max_warmup_s = 900;  // cap on the whole warm-up when warmup_turnovers is set
   double batch_s = 0.1;
   int min_batches = 10;

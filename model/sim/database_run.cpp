@@ -1,5 +1,6 @@
 #include "sim/database_run.h"
 
+#include "sim/statistics.h"
 #include "sim/worker_pool.h"
 
 #include <algorithm>
@@ -107,20 +108,43 @@ double DatabaseRun::pool_turnovers() const {
   return frames > 0 ? reads / frames : 0.0;
 }
 
-double DatabaseRun::fast_forward(double tps, double turnovers, double max_s) {
+double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, bool until_steady, bool* steady) {
   fast_forward_rng_.seed(scenario_.simulation.seed * 7368787 + 17);
   double virtual_s = 0;
+  bool all_steady = until_steady;
   for (auto& s : servers_) {
     const double target = turnovers * s->pool().frames(), read = static_cast<double>(s->counters.page_reads);
     const auto max_reads = static_cast<std::uint64_t>(std::max(0.0, target - read));
     if (max_reads == 0) continue;
-    const auto ff = s->fast_forward(mix_, fast_forward_rng_, tps / static_cast<double>(servers_.size()), max_s, max_reads);
+    // The steadiness test, MSER-5 (White, Cobb & Spratt 2000: MSER over batch means of 5 values,
+    // which a short noisy series cannot fool as easily as single values): after each batch of 5
+    // virtual seconds, from the detected warm-up's minimum of 10 batches on, it finds the transient
+    // in the first half of both series, the rate the flushing writes at and the state it keeps.
+    constexpr std::size_t kSecondsPerBatch = 5, kMinBatches = 10;
+    std::vector<double> writes_per_s, dirty_pages;
+    double writes_sum = 0, dirty_sum = 0;
+    std::size_t seconds = 0;
+    InnodbServer::SteadyTest test;
+    if (until_steady)
+      test = [&](double page_writes_per_s, std::uint32_t dirty) {
+        writes_sum += page_writes_per_s;
+        dirty_sum += dirty;
+        if (++seconds % kSecondsPerBatch != 0) return false;
+        writes_per_s.push_back(writes_sum / kSecondsPerBatch);
+        dirty_pages.push_back(dirty_sum / kSecondsPerBatch);
+        writes_sum = dirty_sum = 0;
+        return writes_per_s.size() >= kMinBatches && 2 * mser_truncation(writes_per_s) < writes_per_s.size() &&
+               2 * mser_truncation(dirty_pages) < dirty_pages.size();
+      };
+    const auto ff = s->fast_forward(mix_, fast_forward_rng_, tps / static_cast<double>(servers_.size()), max_s, max_reads, test);
+    all_steady = all_steady && ff.steady;
     if (std::getenv("POOLSIM_WARMUP_TRACE"))
       std::fprintf(stderr, "fast-forward: %.0f virtual s at %.0f TPS, %llu transactions, %llu reads, %llu page writes; dirty %.1f %%\n",
                    ff.virtual_s, tps, static_cast<unsigned long long>(ff.transactions), static_cast<unsigned long long>(ff.reads),
                    static_cast<unsigned long long>(ff.page_writes), 100.0 * s->pool().dirty_pages() / std::max(1u, s->pool().frames()));
     virtual_s = std::max(virtual_s, ff.virtual_s);
   }
+  if (steady) *steady = all_steady;
   return virtual_s;
 }
 

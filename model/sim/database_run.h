@@ -25,8 +25,11 @@ public:
   double pool_turnovers() const;
   // The servers' flushing brought on without timing (InnodbServer::fast_forward), `tps` in all,
   // until their pools have read `turnovers` times their frames since the timed run began, or for
-  // `max_s` virtual seconds. Returns the virtual seconds (the longest of the servers').
-  double fast_forward(double tps, double turnovers, double max_s);
+  // `max_s` virtual seconds, or with `until_steady` until each server's flushing is steady (MSER-5
+  // over its virtual seconds' pages written and dirty pages, as the detected warm-up uses it).
+  // Returns the virtual seconds (the longest of the servers'); `steady` says whether every server
+  // that replayed stopped on the steadiness test.
+  double fast_forward(double tps, double turnovers, double max_s, bool until_steady = false, bool* steady = nullptr);
   // The servers' state for an interval of the time series: dirty pages in % of the frames, and data
   // pages written since the last call (so a series shows when the flushing reaches its steady state).
   void add_interval_figures(nlohmann::ordered_json& interval, double transactions);

@@ -37,6 +37,7 @@ struct RunState {
   double warmup_s = 0;  // the warm-up discarded (configured or detected)
   double warmup_turnovers = -1;  // the pool's turnovers in the warm-up, when the warm-up counted them
   double fast_forward_s = 0;      // virtual seconds of the warm-up's fast-forward (not in warmup_s)
+  bool fast_forward_steady = false;  // the fast-forward ended on its steadiness test (no timed turnovers follow)
   DatabaseRun* database = nullptr;
 };
 
@@ -72,7 +73,8 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     const double tps = static_cast<double>(measurement.warmup_operations - ops) / half_s;
     phase_mark("timed-warmup");
     const double timed_s = sim.fast_forward_pace_s + sim.fast_forward_settle_s;
-    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - timed_s));
+    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - timed_s),
+                                                        sim.fast_forward_steady, &state.fast_forward_steady);
     phase_mark("fast-forward");
     sg::this_actor::sleep_for(sim.fast_forward_settle_s);
     state.warmup_s = timed_s;
@@ -81,9 +83,10 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   }
   if (sim.warmup_turnovers > 0 && state.database) {
     // Whole batches, so the first measured batch starts on the flushing's one-second beat as before.
-    // A fast-forward's virtual seconds count against max_warmup.
+    // A fast-forward's virtual seconds count against max_warmup; one that ended steady needs no
+    // more turnovers.
     const double start = sg::Engine::get_clock() - state.warmup_s;
-    while (state.database->pool_turnovers() < sim.warmup_turnovers &&
+    while (!state.fast_forward_steady && state.database->pool_turnovers() < sim.warmup_turnovers &&
            sg::Engine::get_clock() - start + state.fast_forward_s + sim.batch_s <= sim.max_warmup_s + 1e-9)
       sg::this_actor::sleep_for(sim.batch_s);
     state.warmup_s = sg::Engine::get_clock() - start;
@@ -232,6 +235,8 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   out["warmup"] = scenario.simulation.warmup_auto ? "detected" : "configured";
   if (state.warmup_turnovers >= 0) out["warmup_turnovers"] = state.warmup_turnovers;
   if (scenario.simulation.warmup_fast_forward) out["warmup_fast_forward_s"] = state.fast_forward_s;
+  if (scenario.simulation.warmup_fast_forward && scenario.simulation.fast_forward_steady)
+    out["warmup_fast_forward_steady"] = state.fast_forward_steady;
   out["batches"] = throughput.batches;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);
