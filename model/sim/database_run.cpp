@@ -111,11 +111,12 @@ double DatabaseRun::pool_turnovers() const {
 double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, bool until_steady, bool* steady) {
   fast_forward_rng_.seed(scenario_.simulation.seed * 7368787 + 17);
   double virtual_s = 0;
-  bool all_steady = until_steady;
+  bool all_steady = until_steady, replayed = false;
   for (auto& s : servers_) {
     const double target = turnovers * s->pool().frames(), read = static_cast<double>(s->counters.page_reads);
     const auto max_reads = static_cast<std::uint64_t>(std::max(0.0, target - read));
     if (max_reads == 0) continue;
+    replayed = true;
     // The steadiness test, MSER-5 (White, Cobb & Spratt 2000: MSER over batch means of 5 values,
     // which a short noisy series cannot fool as easily as single values): after each batch of 5
     // virtual seconds, from the detected warm-up's minimum of 10 batches on, it finds the transient
@@ -144,7 +145,7 @@ double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, boo
                    static_cast<unsigned long long>(ff.page_writes), 100.0 * s->pool().dirty_pages() / std::max(1u, s->pool().frames()));
     virtual_s = std::max(virtual_s, ff.virtual_s);
   }
-  if (steady) *steady = all_steady;
+  if (steady) *steady = all_steady && replayed;  // a pool past its turnovers already was not tested
   return virtual_s;
 }
 
