@@ -24,6 +24,15 @@ using namespace poolsim;
 using poolsim::testing::scenario_from;
 
 namespace {
+
+// sysbench's options for a test of the workload model: oltp_read_write on `tables` x `table_size`.
+SysbenchOptions sysbench_options(int tables, std::uint64_t table_size, const std::string& rand_type) {
+  SysbenchOptions o;
+  o.tables = tables;
+  o.table_size = table_size;
+  o.rand_type = rand_type;
+  return o;
+}
 // Che's approximation for LRU under independent references: the characteristic time T solves
 // sum_i (1 - exp(-p_i T)) = C, and the hit ratio is sum_i p_i (1 - exp(-p_i T)).
 double che_hit_ratio(const std::vector<double>& p, double capacity) {
@@ -226,10 +235,7 @@ TEST(BufferPool, RememberedTailScanMatchesAWalkFromTheTail) {
 // replay bounded by the data, not by the pool's frames: 64 x (frames + 200k) touches took minutes
 // for a 600 GiB pool over one small table.
 TEST(Warmup, APoolFarLargerThanTheDataReplaysOnlyWhatTheDataHolds) {
-  SysbenchOptions o;
-  o.tables = 1;
-  o.table_size = 10'000;
-  o.rand_type = "special";
+  auto o = sysbench_options(1, 10'000, "special");
   SysbenchMix mix(o);
   DataLayout layout(o.tables, sysbench_table_shape(o.table_size, 16384));
   const std::uint32_t total = layout.total_pages();
@@ -249,10 +255,7 @@ TEST(Warmup, APoolFarLargerThanTheDataReplaysOnlyWhatTheDataHolds) {
 // of a quarter to more than the whole of a data set of three B-tree levels; full, with its old
 // sublist at its share; and for a data set that fits, every page resident.
 TEST(Warmup, SteadyStatePreloadMatchesTheReplay) {
-  SysbenchOptions o;
-  o.tables = 16;
-  o.table_size = 1'000'000;
-  o.rand_type = "uniform";
+  auto o = sysbench_options(16, 1'000'000, "uniform");
   SysbenchMix mix(o);
   DataLayout layout(o.tables, sysbench_table_shape(o.table_size, 16384));
   ASSERT_EQ(layout.table(0).primary.height(), 3);
@@ -791,10 +794,7 @@ Scenario one_thread_cached_point(const std::string& name, const std::string& pro
 // statements as a whole transaction's writes (the DELETE's id re-inserted), keys still uniform; a
 // test without writes gives none.
 TEST(Workload, WritesOnlyDrawsTheTransactionsWriteStatements) {
-  SysbenchOptions o;
-  o.tables = 4;
-  o.table_size = 100000;
-  o.rand_type = "uniform";
+  auto o = sysbench_options(4, 100000, "uniform");
   SysbenchMix mix(o);
   std::mt19937_64 rng(5);
   std::vector<Statement> whole, writes;
@@ -825,10 +825,7 @@ TEST(Workload, WritesOnlyDrawsTheTransactionsWriteStatements) {
 // point's cores, each statement's CPU drawn by `draw(mean_s, rng)`; returned sorted.
 std::vector<double> transaction_cpu_sums_ms(const Scenario& point, int draws,
                                             const std::function<double(double, std::mt19937_64&)>& draw) {
-  SysbenchOptions o;
-  o.tables = 2;
-  o.table_size = 10000;
-  o.rand_type = "uniform";
+  auto o = sysbench_options(2, 10000, "uniform");
   SysbenchMix mix(o);
   std::mt19937_64 rng(7);
   std::vector<Statement> statements;
