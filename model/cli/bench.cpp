@@ -91,13 +91,13 @@ void print(const char* label, const BenchFigures& f) {
 // then the CPU by pool size: where the matrix's time goes.
 void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, const std::vector<double>& cpu_s, double cpu_total_s) {
   std::map<std::string, double> cpu_by_pool;
+  auto text = [](const nlohmann::ordered_json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
   std::printf("%-52s %8s %8s %8s %8s\n", "point", "tps", "timed s", "ff s", "cpu s");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     std::string label;
     if (r.contains("params"))
-      for (const auto& [key, value] : r["params"].items())
-        label += (label.empty() ? "" : " ") + (value.is_string() ? value.get<std::string>() : value.dump());
+      for (const auto& [key, value] : r["params"].items()) label += (label.empty() ? "" : " ") + text(value);
     if (r.contains("error") || !r.contains("tps")) {
       std::printf("%-52s ERR %s\n", label.c_str(), r.value("error", std::string("no figures")).c_str());
       continue;
@@ -105,7 +105,7 @@ void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, con
     std::printf("%-52s %8.0f %8.1f %8.0f %8.2f\n", label.c_str(), r["tps"].get<double>(),
                 r["simulated_s"].get<double>() + r["warmup_s"].get<double>(), r.value("warmup_fast_forward_s", 0.0), cpu_s[i]);
     const auto& params = r["params"];
-    if (params.contains("database.buffer_pool")) cpu_by_pool[params["database.buffer_pool"].dump()] += cpu_s[i];
+    if (params.contains("database.buffer_pool")) cpu_by_pool[text(params["database.buffer_pool"])] += cpu_s[i];
   }
   for (const auto& [pool, cpu] : cpu_by_pool)
     std::printf("pool %-10s cpu %8.1f s (%4.1f %% of the matrix)\n", pool.c_str(), cpu, 100.0 * cpu / std::max(cpu_total_s, 1e-9));
