@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <regex>
 
@@ -229,6 +230,163 @@ TEST(BufferPool, RememberedTailScanMatchesAWalkFromTheTail) {
   // Both outcomes were exercised.
   EXPECT_GT(all_pinned, 1000);
   EXPECT_GT(found, 1000);
+}
+
+// A plain reference for the LRU order: InnoDB's midpoint list as a vector (head first), the rules of
+// buf0lru.cc written out one by one. New pages enter at the old sublist's head (at the head below
+// 512 pages); an old page touched after old_blocks_time moves to the head; a young page moves to the
+// head once it has drifted past a quarter of the young sublist (counted in pages freed since it was
+// last made young); the old sublist stays within 20 pages of 37 % of the list from 512 pages on.
+struct ReferenceMidpointLru {
+  std::vector<std::uint32_t> list;  // head first; the last `old_length` form the old sublist
+  std::uint32_t old_length = 0, freed_clock = 0;
+  std::map<std::uint32_t, float> first_access_s;
+  std::map<std::uint32_t, std::uint32_t> young_clock;  // kept across residencies, as a slot keeps it
+  double old_ratio, old_blocks_time_s;
+
+  std::size_t index(std::uint32_t page) const { return std::find(list.begin(), list.end(), page) - list.begin(); }
+  bool resident(std::uint32_t page) const { return index(page) < list.size(); }
+  bool old(std::uint32_t page) const { return index(page) >= list.size() - old_length && resident(page); }
+  void rebalance() {
+    if (list.size() < 512) return;
+    const auto target = static_cast<std::uint32_t>(list.size() * old_ratio);
+    while (old_length > target + 20 && old_length > 0) --old_length;
+    while (old_length + 20 < target && old_length < list.size()) ++old_length;
+  }
+  void move_to_head(std::uint32_t page) {
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(index(page)));
+    list.insert(list.begin(), page);
+    young_clock[page] = freed_clock;
+  }
+  void touch(std::uint32_t page, double now_s) {
+    if (!resident(page)) return;
+    if (old(page)) {
+      if (now_s - first_access_s[page] < old_blocks_time_s) return;
+      --old_length;
+      move_to_head(page);
+      rebalance();
+    } else if (freed_clock - young_clock[page] > static_cast<std::uint32_t>(list.size() * (1.0 - old_ratio) / 4)) {
+      move_to_head(page);
+    }
+  }
+  void insert(std::uint32_t page, double now_s) {
+    first_access_s[page] = static_cast<float>(now_s);
+    if (list.size() < 512) {
+      list.insert(list.begin(), page);
+    } else {
+      list.insert(list.end() - old_length, page);
+      ++old_length;
+    }
+    rebalance();
+  }
+  void evict(std::uint32_t page) {
+    if (old(page)) --old_length;
+    list.erase(list.begin() + static_cast<std::ptrdiff_t>(index(page)));
+    ++freed_clock;
+    rebalance();
+  }
+};
+
+// The pool's list, walked from the tail, is the reference's in order, and so is its old sublist,
+// after every kind of move, eviction anywhere in the list, and the rings' growth and compaction.
+TEST(BufferPool, ListOrderMatchesAPlainMidpointLru) {
+  const std::uint32_t pages = 1500, frames = 600;  // above the 512 pages of an old sublist, and small
+                                                   // enough for the young ring to fill and compact
+  const double old_blocks_time_s = 1e-3;
+  BufferPool pool(pages, frames, 0.37, old_blocks_time_s);
+  ReferenceMidpointLru reference{{}, 0, 0, {}, {}, 0.37, old_blocks_time_s};
+  std::mt19937_64 rng(5);
+  double t = 0;
+  std::size_t max_entries = 0;
+  for (int step = 0; step < 100000; ++step) {
+    t += 1e-4;
+    const auto page = static_cast<std::uint32_t>(rng() % pages);
+    const int op = static_cast<int>(rng() % 10);
+    if (step % 400 == 0) {
+      // A scan touching every resident page: most young pages have drifted, so most move to the
+      // head, and the young ring fills with the entries they leave behind.
+      for (std::uint32_t p = 0; p < pages; ++p) {
+        pool.touch(p, t);
+        reference.touch(p, t);
+      }
+    } else if (op < 6) {
+      // A read: a hit, or a miss that frees the tail's page when no frame is free.
+      const bool hit = pool.touch(page, t);
+      reference.touch(page, t);
+      if (!hit) {
+        if (pool.free_frames() == 0) {
+          const std::uint32_t victim = pool.lru_tail();
+          pool.evict(victim);
+          reference.evict(victim);
+        }
+        pool.insert_reading(page, t);
+        pool.read_done(page);
+        reference.insert(page, t);
+      }
+    } else if (op < 8 && pool.resident(page)) {
+      // A page freed from anywhere in the list (the LRU flush frees pages away from the tail).
+      pool.evict(page);
+      reference.evict(page);
+    } else if (pool.resident_pages() > 0) {
+      // The tail's neighbourhood: a page among the last ten.
+      std::uint32_t victim = pool.lru_tail();
+      for (auto k = rng() % 10; k > 0 && pool.lru_previous(victim) != BufferPool::kNone; --k) victim = pool.lru_previous(victim);
+      pool.evict(victim);
+      reference.evict(victim);
+    }
+    max_entries = std::max(max_entries, pool.ring_entries());
+    if (step % 50 == 0) {
+      std::vector<std::uint32_t> walked;
+      std::uint32_t old_count = 0;
+      for (std::uint32_t p = pool.lru_tail(); p != BufferPool::kNone; p = pool.lru_previous(p)) {
+        walked.push_back(p);
+        old_count += pool.old(p);
+        ASSERT_EQ(pool.old(p), reference.old(p)) << "step " << step << " page " << p;
+      }
+      ASSERT_TRUE(std::equal(walked.rbegin(), walked.rend(), reference.list.begin(), reference.list.end())) << "step " << step;
+      ASSERT_EQ(old_count, reference.old_length) << "step " << step;
+      ASSERT_EQ(pool.old_pages(), reference.old_length);
+      ASSERT_TRUE(pool.list_consistent()) << "step " << step;
+    }
+  }
+  EXPECT_GT(reference.freed_clock, 30000u);
+  // Churn at the tail (an eviction and an insertion keep both sublists' lengths), then every young
+  // page but the young sublist's last touched again: the young ring's back stays put while its front
+  // grows, so its entries are mostly stale when it fills, and it is compacted.
+  auto check_order = [&]() {
+    std::vector<std::uint32_t> walked;
+    for (std::uint32_t p = pool.lru_tail(); p != BufferPool::kNone; p = pool.lru_previous(p)) walked.push_back(p);
+    return std::equal(walked.rbegin(), walked.rend(), reference.list.begin(), reference.list.end()) && pool.list_consistent();
+  };
+  auto insert_new_page = [&]() {
+    std::uint32_t page = static_cast<std::uint32_t>(rng() % pages);
+    while (pool.resident(page)) page = static_cast<std::uint32_t>(rng() % pages);
+    pool.insert_reading(page, t);
+    pool.read_done(page);
+    reference.insert(page, t);
+  };
+  while (pool.free_frames() > 0) insert_new_page();  // a full pool: an old sublist, evictions at the tail
+  for (int round = 0; round < 30; ++round) {
+    for (int k = 0; k < 100; ++k) {
+      t += 1e-4;
+      const std::uint32_t victim = pool.lru_tail();
+      pool.evict(victim);
+      reference.evict(victim);
+      insert_new_page();
+    }
+    std::vector<std::uint32_t> young(reference.list.begin(), reference.list.end() - reference.old_length - 1);
+    for (auto page : young) {
+      pool.touch(page, t);
+      reference.touch(page, t);
+    }
+    max_entries = std::max(max_entries, pool.ring_entries());
+    ASSERT_TRUE(check_order()) << "round " << round;
+  }
+  // The stale entries stay bounded: the rings are compacted, not grown without end.
+  EXPECT_GT(pool.ring_compactions(), 0u);
+  EXPECT_LT(max_entries, 8u * frames);
+  std::printf("ring entries at most %zu for %u frames, %llu compactions\n", max_entries, frames,
+              static_cast<unsigned long long>(pool.ring_compactions()));
 }
 
 // A pool far larger than the data (special keys: the replay path, not the preload) warms up in a

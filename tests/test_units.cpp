@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
 #include "core/huge_pages.h"
+#include "core/position_ring.h"
 #include "core/units.h"
 
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 using namespace poolsim;
@@ -53,4 +55,44 @@ TEST(HugePageAllocator, AlignsLargeArraysAndKeepsSmallOnesOrdinary) {
   EXPECT_EQ(small[999], 4u);
   large.resize(8);  // a shrink keeps the allocation: freed with its own branch at destruction
   EXPECT_EQ(large[7], 7u);
+}
+
+// Positions keep naming their elements through pushes at both ends, pops and growth, across the
+// 32-bit wrap of the position counter; the ring agrees with a deque driven the same way.
+TEST(PositionRing, PositionsSurviveGrowthAndWrapAndMatchADeque) {
+  PositionRing ring(5000);  // close to 0: the front pushes below cross the wrap
+  std::deque<std::pair<std::uint32_t, std::uint32_t>> model;  // (position, value), front first
+  std::uint32_t next_value = 0;
+  for (int step = 0; step < 200000; ++step) {
+    // Front pushes dominate for a while, so begin() walks far below its start and wraps past 0.
+    const int op = step < 150000 ? step % 5 : step % 3;
+    if (op == 0 || op == 3) {
+      model.emplace_front(ring.push_front(next_value), next_value);
+      ++next_value;
+    } else if (op == 1) {
+      model.emplace_back(ring.push_back(next_value), next_value);
+      ++next_value;
+    } else if (!model.empty()) {
+      if (op == 2) {
+        ring.pop_back();
+        model.pop_back();
+      } else {
+        ring.pop_front();
+        model.pop_front();
+      }
+    }
+    ASSERT_EQ(ring.size(), model.size());
+    if (step % 1000 == 0) {
+      for (const auto& [pos, value] : model) {
+        ASSERT_TRUE(ring.holds(pos));
+        ASSERT_EQ(ring.at(pos), value);
+      }
+      if (!model.empty()) {
+        EXPECT_FALSE(ring.holds(model.front().first - 1));
+        EXPECT_FALSE(ring.holds(model.back().first + 1));
+      }
+    }
+  }
+  EXPECT_GT(ring.capacity(), 1024u);  // it grew
+  EXPECT_GT(ring.begin(), 0xff000000u);  // and its positions wrapped past 0
 }

@@ -1,5 +1,5 @@
 // An allocator for the per-page arrays that are far larger than the CPU's cache and are read at
-// random (the buffer pool's slots: ~290 MB for the 186 GB seed). With 4 KiB pages nearly every such
+// random (the buffer pool's slots: ~190 MB for the 186 GB seed). With 4 KiB pages nearly every such
 // read also misses the TLB, and in a virtual machine the page walk is two-dimensional; the array is
 // therefore aligned to 2 MiB and offered to transparent huge pages (madvise, which Linux honours in
 // its default "madvise" mode). Where the kernel declines, the memory is ordinary: only speed differs.

@@ -52,8 +52,9 @@ TableShape sysbench_table_shape(std::uint64_t rows, double page_bytes);
 
 class DataLayout {
 public:
-  // The buffer pool keeps a 24-byte slot for every page of the data set (engine/buffer_pool.h), and
-  // pages are numbered in 32 bits: at most 2^29 pages (8 TiB of 16 KiB pages, ~13 GB of slots).
+  // The buffer pool keeps a 16-byte slot for every page of the data set (engine/buffer_pool.h), and
+  // pages are numbered in 32 bits: at most 2^29 pages (8 TiB of 16 KiB pages, 8 GiB of slots; the
+  // pool's LRU entries keep the top two bits for their marks).
   static constexpr std::uint64_t kMaxPages = std::uint64_t{1} << 29;
   // The pages `tables` tables of `shape` take, counted in 64 bits (the constructor refuses more than
   // kMaxPages).

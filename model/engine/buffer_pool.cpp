@@ -1,6 +1,7 @@
 #include "engine/buffer_pool.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace poolsim {
 
@@ -14,52 +15,117 @@ constexpr std::uint32_t kOldMinLength = 512;
 BufferPool::BufferPool(std::uint32_t dataset_pages, std::uint32_t frames, double old_ratio, double old_blocks_time_s)
     : slots_(dataset_pages),
       frames_(std::max<std::uint32_t>(frames, 1)), free_(frames_), old_ratio_(old_ratio),
-      old_blocks_time_s_(old_blocks_time_s) {}
+      old_blocks_time_s_(old_blocks_time_s) {
+  if (dataset_pages > kSkipTail) throw std::length_error("buffer pool: more than 2^30 pages in the data set");
+}
+
+std::uint32_t BufferPool::live_toward_head(const PositionRing& ring, std::uint32_t pos) const {
+  const std::uint32_t first = pos - 1;
+  for (pos = first; ring.holds(pos);) {
+    const std::uint32_t entry = ring.at(pos);
+    if (entry & kSkipHead) {
+      pos -= entry & ~kSkipMarks;
+    } else if (live(ring, pos)) {
+      break;
+    } else {
+      --pos;
+    }
+  }
+  if (first - pos >= 2) const_cast<PositionRing&>(ring).set(first, kSkipHead | (first - pos));
+  return pos;
+}
+
+std::uint32_t BufferPool::live_toward_tail(const PositionRing& ring, std::uint32_t pos) const {
+  const std::uint32_t first = pos + 1;
+  for (pos = first; ring.holds(pos);) {
+    const std::uint32_t entry = ring.at(pos);
+    if (entry & kSkipTail) {
+      pos += entry & ~kSkipMarks;
+    } else if (live(ring, pos)) {
+      break;
+    } else {
+      ++pos;
+    }
+  }
+  if (pos - first >= 2) const_cast<PositionRing&>(ring).set(first, kSkipTail | (pos - first));
+  return pos;
+}
+
+std::uint32_t BufferPool::toward_head(std::uint32_t page) const {
+  const Slot& slot = slots_[page];
+  const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
+  const std::uint32_t pos = live_toward_head(ring, slot.pos);
+  if (ring.holds(pos)) return ring.at(pos);
+  // Past the old sublist's head: the young sublist's last page (its back is live).
+  return (slot.state & kOld) && !young_.empty() ? young_.back() : kNone;
+}
+
+std::uint32_t BufferPool::toward_tail(std::uint32_t page) const {
+  const Slot& slot = slots_[page];
+  const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
+  const std::uint32_t pos = live_toward_tail(ring, slot.pos);
+  if (ring.holds(pos)) return ring.at(pos);
+  // Past the young sublist's last page: the old sublist's head (its front is live).
+  return !(slot.state & kOld) && !old_.empty() ? old_.front() : kNone;
+}
+
+void BufferPool::trim_front(PositionRing& ring) {
+  while (!ring.empty() && !live(ring, ring.begin())) ring.pop_front();
+}
+
+void BufferPool::trim_back(PositionRing& ring) {
+  while (!ring.empty() && !live(ring, ring.end() - 1)) ring.pop_back();
+}
+
+std::uint32_t BufferPool::push(PositionRing& ring, std::uint32_t page, bool front) {
+  // A full ring whose entries are mostly stale is rebuilt from its live ones instead of growing:
+  // its memory stays within a few times the sublist's length, at a cost spread over the pushes
+  // that filled it.
+  if (ring.full() && ring.capacity() > 0) {
+    const std::uint32_t live_entries = &ring == &old_ ? old_length_ : lru_length_ - old_length_;
+    if (std::size_t{live_entries} * 4 <= ring.capacity()) compact(ring);
+  }
+  return front ? ring.push_front(page) : ring.push_back(page);
+}
+
+void BufferPool::compact(PositionRing& ring) {
+  ++ring_compactions_;
+  std::vector<std::uint32_t> pages;
+  for (std::uint32_t pos = ring.begin(); pos != ring.end(); ++pos)
+    if (live(ring, pos)) pages.push_back(ring.at(pos));
+  ring.clear();
+  for (auto page : pages) slots_[page].pos = ring.push_back(page);
+}
 
 void BufferPool::unlink(std::uint32_t page) {
-  if (slots_[page].state & kTailScanned) {
+  Slot& slot = slots_[page];
+  if (slot.state & kTailScanned) {
     // Its neighbours close up, so the run stays contiguous from the tail.
-    if (tail_scan_last_ == page) tail_scan_last_ = slots_[page].next;
-    slots_[page].state &= ~kTailScanned;
+    if (tail_scan_last_ == page) tail_scan_last_ = toward_tail(page);
+    slot.state &= ~kTailScanned;
     --tail_scanned_;
   }
-  if (slots_[page].state & kOld) {
-    --old_length_;
-    if (old_ == page) old_ = slots_[page].next;
-  }
-  Slot& slot = slots_[page];
-  if (slot.prev != kNone) slots_[slot.prev].next = slot.next; else head_ = slot.next;
-  if (slot.next != kNone) slots_[slot.next].prev = slot.prev; else tail_ = slot.prev;
-  slots_[page].prev = slots_[page].next = kNone;
-  slots_[page].state &= ~kOld;
+  const bool was_old = slot.state & kOld;
+  if (was_old) --old_length_;
+  slot.state &= ~(kLinked | kOld);
   --lru_length_;
+  // Its entry is stale now: dropped at once if at an end (cheap: the ends are where pages leave).
+  PositionRing& ring = was_old ? old_ : young_;
+  if (slot.pos == ring.begin()) trim_front(ring);
+  if (ring.holds(slot.pos) && slot.pos == ring.end() - 1) trim_back(ring);
 }
 
 void BufferPool::link_head(std::uint32_t page) {
-  slots_[page].prev = kNone;
-  slots_[page].next = head_;
-  if (head_ != kNone) slots_[head_].prev = page; else tail_ = page;
-  head_ = page;
+  slots_[page].pos = push(young_, page, /*front=*/true);
+  slots_[page].state |= kLinked;
   ++lru_length_;
   note_linked(page);
 }
 
 void BufferPool::link_before_old(std::uint32_t page) {
-  if (old_ == kNone) {
-    // No old sublist yet: append at the tail and start one there.
-    slots_[page].prev = tail_;
-    slots_[page].next = kNone;
-    if (tail_ != kNone) slots_[tail_].next = page; else head_ = page;
-    tail_ = page;
-  } else {
-    std::uint32_t before = slots_[old_].prev;
-    slots_[page].prev = before;
-    slots_[page].next = old_;
-    slots_[old_].prev = page;
-    if (before != kNone) slots_[before].next = page; else head_ = page;
-  }
-  old_ = page;
-  slots_[page].state |= kOld;
+  // At the old sublist's head; with no old sublist yet, that is the tail, where one starts.
+  slots_[page].pos = push(old_, page, /*front=*/true);
+  slots_[page].state |= kLinked | kOld;
   ++old_length_;
   ++lru_length_;
   note_linked(page);
@@ -68,19 +134,19 @@ void BufferPool::link_before_old(std::uint32_t page) {
 void BufferPool::note_linked(std::uint32_t page) {
   if (tail_scanned_ == 0) return;
   // Inside the run: the new tail, or between two scanned pages.
-  std::uint32_t toward_tail = slots_[page].next;
-  bool inside = toward_tail == kNone || ((slots_[toward_tail].state & kTailScanned) && toward_tail != tail_scan_last_);
+  std::uint32_t toward_tail_page = toward_tail(page);
+  bool inside = toward_tail_page == kNone || ((slots_[toward_tail_page].state & kTailScanned) && toward_tail_page != tail_scan_last_);
   if (!inside) return;
   if (slots_[page].state & kPinned) {
     slots_[page].state |= kTailScanned;
     ++tail_scanned_;
   } else {
-    drop_scan_from(slots_[page].prev, toward_tail);
+    drop_scan_from(toward_head(page), toward_tail_page);
   }
 }
 
 void BufferPool::drop_scan_from(std::uint32_t first_dropped, std::uint32_t new_last) {
-  for (std::uint32_t p = first_dropped; p != kNone && (slots_[p].state & kTailScanned); p = slots_[p].prev) {
+  for (std::uint32_t p = first_dropped; p != kNone && (slots_[p].state & kTailScanned); p = toward_head(p)) {
     slots_[p].state &= ~kTailScanned;
     --tail_scanned_;
   }
@@ -88,47 +154,57 @@ void BufferPool::drop_scan_from(std::uint32_t first_dropped, std::uint32_t new_l
 }
 
 bool BufferPool::tail_scan_consistent() const {
-  std::uint32_t page = tail_, last = kNone;
-  for (std::uint32_t n = 0; n < tail_scanned_; ++n, last = page, page = slots_[page].prev)
+  std::uint32_t page = lru_tail(), last = kNone;
+  for (std::uint32_t n = 0; n < tail_scanned_; ++n, last = page, page = toward_head(page))
     if (page == kNone || !(slots_[page].state & kTailScanned) || !(slots_[page].state & kPinned)) return false;
   if (last != tail_scan_last_) return false;
-  for (; page != kNone; page = slots_[page].prev)
+  for (; page != kNone; page = toward_head(page))
     if (slots_[page].state & kTailScanned) return false;
   return true;
 }
 
 bool BufferPool::list_consistent() const {
-  std::uint32_t count = 0, old_count = 0, previous = kNone;
-  bool in_old = false;
-  for (std::uint32_t page = head_; page != kNone; previous = page, page = slots_[page].next) {
-    if (++count > lru_length_ || slots_[page].prev != previous || !(slots_[page].state & kResident)) return false;
-    if (page == old_) in_old = true;
-    if (static_cast<bool>(slots_[page].state & kOld) != in_old) return false;
-    old_count += in_old;
+  std::uint32_t count = 0, old_count = 0;
+  for (const PositionRing* ring : {&young_, &old_}) {
+    if (!ring->empty() && (!live(*ring, ring->begin()) || !live(*ring, ring->end() - 1))) return false;
+    for (std::uint32_t pos = ring->begin(); pos != ring->end(); ++pos) {
+      if (!live(*ring, pos)) continue;
+      if (!(slots_[ring->at(pos)].state & kResident)) return false;
+      ++count;
+      old_count += ring == &old_;
+    }
   }
-  return previous == tail_ && count == lru_length_ && old_count == old_length_ && count + free_ == frames_;
+  // Each page has at most one live entry (its slot names one position), so the counts also say
+  // that every linked page has one.
+  std::uint32_t linked = 0;
+  for (const Slot& slot : slots_) linked += (slot.state & kLinked) != 0;
+  return count == lru_length_ && linked == lru_length_ && old_count == old_length_ && count + free_ == frames_;
 }
 
 void BufferPool::rebalance_old() {
   if (lru_length_ < kOldMinLength) return;
   auto target = static_cast<std::uint32_t>(lru_length_ * old_ratio_);
-  const std::uint32_t was = old_;
-  while (old_length_ > target + kOldTolerance && old_ != kNone) {
-    slots_[old_].state &= ~kOld;
-    old_ = slots_[old_].next;
+  // The boundary moves a page at a time, either way: the old sublist's head becomes the young
+  // sublist's last page, or the other way round; the list's order does not change.
+  while (old_length_ > target + kOldTolerance && !old_.empty()) {
+    const std::uint32_t page = old_.front();
+    old_.pop_front();
+    trim_front(old_);
+    // Still marked old while pushed: a compaction of the young ring must not take its new entry
+    // (or a stale one of it) for live.
+    const std::uint32_t pos = push(young_, page, /*front=*/false);
+    slots_[page].pos = pos;
+    slots_[page].state &= ~kOld;
     --old_length_;
   }
-  while (old_length_ + kOldTolerance < target) {
-    std::uint32_t candidate = old_ == kNone ? tail_ : slots_[old_].prev;
-    if (candidate == kNone) break;
-    old_ = candidate;
-    slots_[old_].state |= kOld;
+  while (old_length_ + kOldTolerance < target && !young_.empty()) {
+    const std::uint32_t page = young_.back();
+    young_.pop_back();
+    trim_back(young_);
+    const std::uint32_t pos = push(old_, page, /*front=*/true);
+    slots_[page].pos = pos;
+    slots_[page].state |= kOld;
     ++old_length_;
-  }
-  // The boundary moves a page at a time, either way: its next steps' slots, fetched ahead.
-  if (old_ != was && old_ != kNone) {
-    if (slots_[old_].prev != kNone) __builtin_prefetch(&slots_[slots_[old_].prev]);
-    if (slots_[old_].next != kNone) __builtin_prefetch(&slots_[slots_[old_].next]);
   }
 }
 
@@ -178,7 +254,7 @@ void BufferPool::preload(std::uint32_t page, double now_s) {
     return;
   }
   if (free_ == 0) {
-    std::uint32_t victim = tail_;
+    std::uint32_t victim = lru_tail();
     if (victim == kNone) return;
     evict(victim);
   }
@@ -191,31 +267,24 @@ void BufferPool::load_ordered(const std::vector<std::uint32_t>& pages, std::uint
                               double first_access_s) {
   // Only into an empty pool, and no more pages than frames.
   if (lru_length_ != 0 || pages.size() > frames_) return;
-  std::uint32_t prev = kNone;
+  young_.clear();
+  old_.clear();
+  // InnoDB has no old sublist in so short a list.
+  const bool with_old = pages.size() >= kOldMinLength;
   for (std::uint32_t i = 0; i < pages.size(); ++i) {
     if (i + 16 < pages.size()) prefetch(pages[i + 16]);  // the slots are far apart: fetch ahead
-    std::uint32_t page = pages[i];
+    const std::uint32_t page = pages[i];
+    const bool old = with_old && i >= young_count;
     Slot& slot = slots_[page];
-    slot.prev = prev;
-    slot.next = kNone;
+    slot.pos = old ? old_.push_back(page) : young_.push_back(page);
     slot.first_access_s = static_cast<float>(first_access_s);
     slot.young_clock = i < young_count ? young_clocks[i] : freed_page_clock;
-    slot.state = kResident | (i >= young_count ? kOld : 0);
-    if (prev != kNone) slots_[prev].next = page; else head_ = page;
-    prev = page;
+    slot.state = kResident | kLinked | (old ? kOld : 0);
   }
-  tail_ = prev;
   lru_length_ = static_cast<std::uint32_t>(pages.size());
-  old_length_ = lru_length_ - std::min(young_count, lru_length_);
-  old_ = old_length_ > 0 ? pages[lru_length_ - old_length_] : kNone;
+  old_length_ = old_.size();
   free_ = frames_ - lru_length_;
   freed_page_clock_ = freed_page_clock;
-  if (lru_length_ < kOldMinLength) {
-    // InnoDB has no old sublist in so short a list.
-    for (std::uint32_t p = old_; p != kNone; p = slots_[p].next) slots_[p].state &= ~kOld;
-    old_ = kNone;
-    old_length_ = 0;
-  }
   rebalance_old();
 }
 
@@ -230,8 +299,8 @@ void BufferPool::evict(std::uint32_t page) {
 }
 
 std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
-  std::uint32_t page = tail_scan_last_ == kNone ? tail_ : slots_[tail_scan_last_].prev;
-  for (; tail_scanned_ < depth && page != kNone; page = slots_[page].prev) {
+  std::uint32_t page = tail_scan_last_ == kNone ? lru_tail() : toward_head(tail_scan_last_);
+  for (; tail_scanned_ < depth && page != kNone; page = toward_head(page)) {
     if (!(slots_[page].state & kPinned)) return page;
     slots_[page].state |= kTailScanned;
     tail_scan_last_ = page;
@@ -241,10 +310,22 @@ std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
 }
 
 void BufferPool::dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const {
-  std::uint32_t page = tail_;
   const std::size_t end = out.size() + limit;
-  for (std::uint32_t i = 0; i < depth && page != kNone && out.size() < end; ++i, page = slots_[page].prev)
+  std::uint32_t seen = 0;
+  walk_from_tail([&](std::uint32_t page) {
     if ((slots_[page].state & kDirty) && !(slots_[page].state & (kInFlight | kWriteFix))) out.push_back(page);
+    return ++seen < depth && out.size() < end;
+  });
+}
+
+std::uint32_t BufferPool::first_not_io_fixed_near_tail() const {
+  std::uint32_t found = kNone;
+  walk_from_tail([&](std::uint32_t page) {
+    if (slots_[page].state & (kInFlight | kWriteFix)) return true;
+    found = page;
+    return false;
+  });
+  return found;
 }
 
 void BufferPool::mark_dirty(std::uint32_t page, std::uint64_t lsn) {

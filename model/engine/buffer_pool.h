@@ -4,14 +4,22 @@
 // a young page moves to the head only when it has drifted into the older part of the young sublist,
 // InnoDB's buf_page_peek_if_too_old), dirty pages and the flush list ordered by first modification.
 //
-// Every page of the data set has a slot (24 bytes): 12M pages (the 186 GB seed) take ~290 MB, so the
+// Every page of the data set has a slot (16 bytes): 12M pages (the 186 GB seed) take ~190 MB, so the
 // LRU is exact, not sampled. A hit is a few array operations and no simulation event.
+//
+// The LRU list is two position rings (core/position_ring.h), the young sublist (front = the list's
+// head) and the old one (front = InnoDB's LRU_old, back = the tail); a page's slot holds its position.
+// Moving a page leaves its old entry behind, stale: an entry is the page's only while the slot's
+// position and sublist still name it. Stale entries at a ring's ends are dropped at once, so both
+// ends are always pages; a walk from the tail skips the stale ones between. A move thus writes the
+// page's own slot and one entry at a ring's end, where a linked list rewrote three slots at random.
 #pragma once
 #include <cstdint>
 #include <deque>
 #include <vector>
 
 #include "core/huge_pages.h"
+#include "core/position_ring.h"
 
 namespace poolsim {
 
@@ -25,14 +33,6 @@ public:
   bool touch(std::uint32_t page, double now_s);
   // Starts loading a page's slot into the cache (for loops that know their next pages).
   void prefetch(std::uint32_t page) const { __builtin_prefetch(&slots_[page]); }
-  // The second stage, once the page's own slot is in the cache: starts loading the slots of its list
-  // neighbours, which a touch that moves it to the head relinks.
-  void prefetch_neighbours(std::uint32_t page) const {
-    const Slot& slot = slots_[page];
-    if (!(slot.state & kResident) || !((slot.state & kOld) || drifted_from_head(slot))) return;
-    if (slot.prev != kNone) __builtin_prefetch(&slots_[slot.prev]);
-    if (slot.next != kNone) __builtin_prefetch(&slots_[slot.next]);
-  }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
@@ -52,14 +52,18 @@ public:
   // Removes a clean page from the LRU and frees its frame.
   void evict(std::uint32_t page);
   // The LRU tail, and walking towards the head (kNone past the end).
-  std::uint32_t lru_tail() const { return tail_; }
-  std::uint32_t lru_previous(std::uint32_t page) const { return slots_[page].prev; }
+  std::uint32_t lru_tail() const {
+    return !old_.empty() ? old_.back() : !young_.empty() ? young_.back() : kNone;
+  }
+  std::uint32_t lru_previous(std::uint32_t page) const { return toward_head(page); }
   // A clean, evictable page within `depth` pages of the tail, or kNone. Called on every miss once
   // the free list is empty, while the tail is often all dirty: the pages already found not evictable
   // are remembered (see tail_scanned_), so a call does not walk them again.
   std::uint32_t find_clean_near_tail(std::uint32_t depth);
   // The dirty pages (not being written) within `depth` pages of the tail, nearest first, at most `limit`.
   void dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const;
+  // The page nearest the tail that is neither being read nor written (kNone: none).
+  std::uint32_t first_not_io_fixed_near_tail() const;
 
   // Dirty pages. `lsn` is the redo position of the first modification since the page was clean.
   void mark_dirty(std::uint32_t page, std::uint64_t lsn);
@@ -105,19 +109,25 @@ public:
 
   // Whether the remembered tail scan matches the LRU list (a check for tests; walks the list).
   bool tail_scan_consistent() const;
-  // The LRU list's own invariants: links both ways, every linked page resident, the count, the old
-  // sublist a contiguous run from old_ to the tail, and the frames: resident + free = frames.
+  // The LRU list's own invariants: every live entry a resident page in the sublist its slot says,
+  // each page in one live entry, live entries at both ends of both rings, the counts, and the
+  // frames: resident + free = frames.
   bool list_consistent() const;
+  // Entries held by the two rings, stale ones included (for the benchmark and tests).
+  std::size_t ring_entries() const { return young_.size() + old_.size(); }
+  // How often a ring was rebuilt from its live entries (tests).
+  std::uint64_t ring_compactions() const { return ring_compactions_; }
 
 private:
   // kTailScanned: the page is in the run of pages at the LRU tail known not to be evictable.
-  enum : std::uint8_t { kResident = 1, kOld = 2, kDirty = 4, kInFlight = 8, kWriteFix = 16, kTailScanned = 32 };
+  // kLinked: the page has a live entry in a ring (in the young one, or the old one when kOld).
+  enum : std::uint8_t { kResident = 1, kOld = 2, kDirty = 4, kInFlight = 8, kWriteFix = 16, kTailScanned = 32, kLinked = 64 };
   static constexpr std::uint8_t kPinned = kDirty | kInFlight | kWriteFix;  // not evictable
   void unlink(std::uint32_t page);
   // Keeps the tail scan exact when `page` was linked into the list or became evictable.
   void note_linked(std::uint32_t page);
   void forget_scan_if_evictable(std::uint32_t page) {
-    if ((slots_[page].state & kTailScanned) && !(slots_[page].state & kPinned)) drop_scan_from(page, slots_[page].next);
+    if ((slots_[page].state & kTailScanned) && !(slots_[page].state & kPinned)) drop_scan_from(page, toward_tail(page));
   }
   // Ends the scanned run before `first_dropped` (which is scanned), at `new_last` (kNone: empty).
   void drop_scan_from(std::uint32_t first_dropped, std::uint32_t new_last);
@@ -125,6 +135,48 @@ private:
   void link_before_old(std::uint32_t page);
   void rebalance_old();
   struct Slot;
+  // Whether the entry at `pos` of a ring is its page's live one.
+  bool live(const PositionRing& ring, std::uint32_t pos) const {
+    const std::uint32_t entry = ring.at(pos);
+    if (entry & kSkipMarks) return false;
+    const Slot& slot = slots_[entry];
+    return (slot.state & kLinked) && slot.pos == pos && static_cast<bool>(slot.state & kOld) == (&ring == &old_);
+  }
+  // A run of stale entries, once walked, is marked with its length at the end the walk entered it
+  // (kSkipHead | n at its tail end: this entry and the n - 1 toward the head are stale; kSkipTail | n
+  // at its head end, the other way), so the next walk jumps it. Pages leave near the tail behind
+  // pinned pages (find_clean_near_tail evicts past a dirty run), and without the marks every walk
+  // from there would pass every stale entry again. A stale entry never becomes live, a mark is
+  // written only next to a live entry, and a run reaching a ring's end is dropped whole by trim_front or trim_back,
+  // so a mark never jumps a live entry. Page numbers stay below the mark bits.
+  static constexpr std::uint32_t kSkipHead = 0x80000000u, kSkipTail = 0x40000000u;
+  static constexpr std::uint32_t kSkipMarks = kSkipHead | kSkipTail;
+  // The position of the first live entry from `pos` (exclusive) toward the head or the tail, not
+  // held by `ring` if there is none; marks the stale run it passed.
+  std::uint32_t live_toward_head(const PositionRing& ring, std::uint32_t pos) const;
+  std::uint32_t live_toward_tail(const PositionRing& ring, std::uint32_t pos) const;
+  // Calls visit(page) for the pages from the tail toward the head while it returns true. The entries
+  // are consecutive but each names a slot far from the last: the slots a few entries ahead are
+  // fetched early, so the walk waits for memory once per batch rather than once per page.
+  template <typename Visit>
+  void walk_from_tail(Visit visit) const {
+    constexpr std::uint32_t kAhead = 8;
+    for (const PositionRing* ring : {&old_, &young_}) {
+      for (std::uint32_t pos = ring->end() - 1; ring->holds(pos); pos = live_toward_head(*ring, pos)) {
+        if (ring->holds(pos - kAhead) && !(ring->at(pos - kAhead) & kSkipMarks)) prefetch(ring->at(pos - kAhead));
+        if (!visit(ring->at(pos))) return;  // live: a ring's back is, and each step lands on a live entry
+      }
+    }
+  }
+  // A linked page's neighbours in the list (kNone past the ends).
+  std::uint32_t toward_head(std::uint32_t page) const;
+  std::uint32_t toward_tail(std::uint32_t page) const;
+  // Drops the stale entries at one end of a ring.
+  void trim_front(PositionRing& ring);
+  void trim_back(PositionRing& ring);
+  // Pushes onto a ring's front or back, first dropping its stale entries when most are stale.
+  std::uint32_t push(PositionRing& ring, std::uint32_t page, bool front);
+  void compact(PositionRing& ring);
   // buf_page_peek_if_too_old: a young page moves to the head only once it has drifted past a quarter
   // of the young sublist.
   bool drifted_from_head(const Slot& slot) const {
@@ -133,13 +185,18 @@ private:
 
   // One slot per page, its fields together: a touch, an LRU move or a dirtying reads one or two
   // cache lines of a page's slot instead of one per field (the arrays are far larger than the cache).
+  // 16 bytes: a slot never straddles two cache lines.
   struct Slot {
-    std::uint32_t prev = kNone, next = kNone;  // toward head / toward tail
-    float first_access_s = 0;                  // for old_blocks_time
-    std::uint32_t young_clock = 0;             // freed_page_clock when last made young
-    std::uint32_t dirty_generation = 0;
-    std::uint8_t state = 0;
+    std::uint32_t pos = 0;           // its entry's position in its ring, while kLinked
+    float first_access_s = 0;        // for old_blocks_time
+    std::uint32_t young_clock = 0;   // freed_page_clock when last made young
+    // Counts the page's dirtyings, to tell its flush-list entries apart; wraps at 2^24, far beyond
+    // how often a page is dirtied while an entry of it waits in the flush list.
+    std::uint32_t dirty_generation : 24;
+    std::uint32_t state : 8;
+    Slot() : dirty_generation(0), state(0) {}
   };
+  static_assert(sizeof(Slot) == 16, "a slot is a quarter of a cache line");
   std::vector<Slot, HugePageAllocator<Slot>> slots_;
   struct FlushEntry {
     std::uint32_t page;
@@ -149,13 +206,16 @@ private:
   std::deque<FlushEntry> flush_list_;
 
   std::uint32_t frames_, free_;
-  std::uint32_t head_ = kNone, tail_ = kNone, old_ = kNone;
+  // The LRU list: young_ front to back, then old_ front to back. Mutable: a walk marks the stale
+  // runs it passed (kSkipHead, kSkipTail), which changes no page's place in the list.
+  mutable PositionRing young_, old_;
   std::uint32_t lru_length_ = 0, old_length_ = 0, dirty_count_ = 0;
   std::uint32_t freed_page_clock_ = 0;
   // The run of tail_scanned_ pages from the LRU tail up to tail_scan_last_ (kNone when empty) is
   // known not to be evictable; its pages carry kTailScanned. A page leaving the run (unlinked, or
   // made evictable) shortens it, so find_clean_near_tail resumes where the last walk stopped.
   std::uint32_t tail_scanned_ = 0, tail_scan_last_ = kNone;
+  std::uint64_t ring_compactions_ = 0;
   double old_ratio_, old_blocks_time_s_;
 };
 

@@ -220,8 +220,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   bool stuck = false;  // every page pinned by the timed run: nothing to evict
   const bool holds_data = pool_.resident_pages() >= layout_.total_pages() && pool_.free_frames() >= lru_free_target();
   // The loop is bound by cache misses on the per-page slots, so it runs a transaction behind its
-  // draws: the next transaction's slots are fetched while this one's are used, and this one's list
-  // neighbours (which its touches relink) once its own slots have arrived. The draws stay in order.
+  // draws: the next transaction's slots are fetched while this one's are used. The draws stay in order.
   ReplayedTransaction replayed[2];
   int current = 0;
   draw(replayed[current], holds_data);
@@ -231,7 +230,6 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
       const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
       const auto& [pages, modified, redo_before, redo_bytes] = replayed[current];
       draw(replayed[current ^ 1], holds_data);
-      for (auto page : pages) pool_.prefetch_neighbours(page);
       const std::uint64_t lsn = redo_->lsn();
       for (std::size_t i = 0; i < pages.size() && !stuck; ++i) {
         const std::uint32_t page = pages[i];
@@ -385,9 +383,7 @@ void InnodbServer::single_page_flush() {
   // buf_flush_single_page_from_LRU: from the tail, free the first clean page or write the first dirty
   // one synchronously: through a single-page doublewrite slot (written and fsynced), then in place
   // and the tablespace fsynced (buf_flush_write_block_low with sync), then free it.
-  std::uint32_t page = pool_.lru_tail();
-  for (; page != BufferPool::kNone; page = pool_.lru_previous(page))
-    if (!pool_.in_flight(page) && !pool_.write_fixed(page)) break;
+  const std::uint32_t page = pool_.first_not_io_fixed_near_tail();
   if (page == BufferPool::kNone) return;
   if (!pool_.dirty(page)) {
     pool_.evict(page);
