@@ -57,21 +57,28 @@ TEST(HugePageAllocator, AlignsLargeArraysAndKeepsSmallOnesOrdinary) {
   EXPECT_EQ(large[7], 7u);
 }
 
-// Positions keep naming their elements through pushes at both ends, pops and growth, across the
-// 32-bit wrap of the position counter; the ring agrees with a deque driven the same way.
+// Positions keep naming their elements, and the elements their flags, through pushes at both ends,
+// pops and growth, across the 32-bit wrap of the position counter; the ring agrees with a deque
+// driven the same way.
 TEST(PositionRing, PositionsSurviveGrowthAndWrapAndMatchADeque) {
   PositionRing ring(5000);  // close to 0: the front pushes below cross the wrap
   std::deque<std::pair<std::uint32_t, std::uint32_t>> model;  // (position, value), front first
   std::uint32_t next_value = 0;
+  // Every third value has its flag cleared once pushed; the others keep theirs.
+  auto push = [&](bool front) {
+    const std::uint32_t pos = front ? ring.push_front(next_value) : ring.push_back(next_value);
+    EXPECT_TRUE(ring.flagged(pos));
+    if (next_value % 3 == 0) ring.clear_flag(pos);
+    if (front) model.emplace_front(pos, next_value); else model.emplace_back(pos, next_value);
+    ++next_value;
+  };
   for (int step = 0; step < 200000; ++step) {
     // Front pushes dominate for a while, so begin() walks far below its start and wraps past 0.
     const int op = step < 150000 ? step % 5 : step % 3;
     if (op == 0 || op == 3) {
-      model.emplace_front(ring.push_front(next_value), next_value);
-      ++next_value;
+      push(/*front=*/true);
     } else if (op == 1) {
-      model.emplace_back(ring.push_back(next_value), next_value);
-      ++next_value;
+      push(/*front=*/false);
     } else if (!model.empty()) {
       if (op == 2) {
         ring.pop_back();
@@ -86,6 +93,7 @@ TEST(PositionRing, PositionsSurviveGrowthAndWrapAndMatchADeque) {
       for (const auto& [pos, value] : model) {
         ASSERT_TRUE(ring.holds(pos));
         ASSERT_EQ(ring.at(pos), value);
+        ASSERT_EQ(ring.flagged(pos), value % 3 != 0);
       }
       if (!model.empty()) {
         EXPECT_FALSE(ring.holds(model.front().first - 1));

@@ -45,17 +45,30 @@ public:
     assert(holds(pos));
     buf_[pos & mask_] = value;
   }
+  // Each element carries one flag, set when it is pushed: its owner clears it to say the element no
+  // longer counts (the buffer pool: a stale entry), and a walk reads a dense bit array instead of
+  // asking the owner.
+  bool flagged(std::uint32_t pos) const {
+    assert(holds(pos));
+    return flags_[(pos & mask_) >> 6] >> (pos & 63) & 1;
+  }
+  void clear_flag(std::uint32_t pos) {
+    assert(holds(pos));
+    flags_[(pos & mask_) >> 6] &= ~(std::uint64_t{1} << (pos & 63));
+  }
   std::uint32_t front() const { return at(begin_); }
   std::uint32_t back() const { return at(end_ - 1); }
 
   std::uint32_t push_front(std::uint32_t value) {
     if (full()) grow();
     buf_[--begin_ & mask_] = value;
+    set_flag(begin_);
     return begin_;
   }
   std::uint32_t push_back(std::uint32_t value) {
     if (full()) grow();
     buf_[end_ & mask_] = value;
+    set_flag(end_);
     return end_++;
   }
   void pop_front() {
@@ -71,25 +84,33 @@ public:
   void release() {
     clear();
     decltype(buf_)().swap(buf_);
+    std::vector<std::uint64_t>().swap(flags_);
     mask_ = 0;
   }
 
 private:
   // The middle of the position range: front and back pushes both have room before they wrap.
   static constexpr std::uint32_t kStart = 1u << 31;
-  static constexpr std::size_t kFirstCapacity = 1024;
+  static constexpr std::size_t kFirstCapacity = 1024;  // a multiple of the flags' 64-bit words
 
+  void set_flag(std::uint32_t pos) { flags_[(pos & mask_) >> 6] |= std::uint64_t{1} << (pos & 63); }
   void grow() {
     const std::size_t capacity = buf_.empty() ? kFirstCapacity : 2 * buf_.size();
     assert(capacity <= (std::size_t{1} << 31));
     std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> bigger(capacity);
+    std::vector<std::uint64_t> flags(capacity / 64);
     const std::uint32_t mask = static_cast<std::uint32_t>(capacity - 1);
-    for (std::uint32_t pos = begin_; pos != end_; ++pos) bigger[pos & mask] = buf_[pos & mask_];
+    for (std::uint32_t pos = begin_; pos != end_; ++pos) {
+      bigger[pos & mask] = buf_[pos & mask_];
+      if (flagged(pos)) flags[(pos & mask) >> 6] |= std::uint64_t{1} << (pos & 63);
+    }
     buf_.swap(bigger);
+    flags_.swap(flags);
     mask_ = mask;
   }
 
   std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> buf_;
+  std::vector<std::uint64_t> flags_;  // a bit per element of buf_
   std::uint32_t mask_ = 0;
   std::uint32_t begin_ = kStart, end_ = kStart;
 };

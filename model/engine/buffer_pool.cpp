@@ -111,6 +111,7 @@ void BufferPool::unlink(std::uint32_t page) {
   --lru_length_;
   // Its entry is stale now: dropped at once if at an end (cheap: the ends are where pages leave).
   PositionRing& ring = was_old ? old_ : young_;
+  ring.clear_flag(slot.pos);
   if (slot.pos == ring.begin()) trim_front(ring);
   if (ring.holds(slot.pos) && slot.pos == ring.end() - 1) trim_back(ring);
 }
@@ -168,6 +169,7 @@ bool BufferPool::list_consistent() const {
   for (const PositionRing* ring : {&young_, &old_}) {
     if (!ring->empty() && (!live(*ring, ring->begin()) || !live(*ring, ring->end() - 1))) return false;
     for (std::uint32_t pos = ring->begin(); pos != ring->end(); ++pos) {
+      if (live(*ring, pos) != slot_says_live(*ring, pos)) return false;
       if (!live(*ring, pos)) continue;
       if (!(slots_[ring->at(pos)].state & kResident)) return false;
       ++count;
@@ -190,8 +192,6 @@ void BufferPool::rebalance_old() {
     const std::uint32_t page = old_.front();
     old_.pop_front();
     trim_front(old_);
-    // Still marked old while pushed: a compaction of the young ring must not take its new entry
-    // (or a stale one of it) for live.
     const std::uint32_t pos = push(young_, page, /*front=*/false);
     slots_[page].pos = pos;
     slots_[page].state &= ~kOld;

@@ -135,8 +135,11 @@ private:
   void link_before_old(std::uint32_t page);
   void rebalance_old();
   struct Slot;
-  // Whether the entry at `pos` of a ring is its page's live one.
-  bool live(const PositionRing& ring, std::uint32_t pos) const {
+  // Whether the entry at `pos` of a ring is its page's live one: the ring's flag, cleared when the
+  // page leaves that place (unlink), so that telling a stale entry needs no read of its page's slot.
+  bool live(const PositionRing& ring, std::uint32_t pos) const { return ring.flagged(pos); }
+  // The same from the page's slot (list_consistent checks that the two agree).
+  bool slot_says_live(const PositionRing& ring, std::uint32_t pos) const {
     const std::uint32_t entry = ring.at(pos);
     if (entry & kSkipMarks) return false;
     const Slot& slot = slots_[entry];
