@@ -79,6 +79,7 @@ public:
     assert(!empty());
     --end_;
   }
+  // Empties the ring; positions start again from the middle of the range.
   void clear() { begin_ = end_ = kStart; }
   // Empties the ring and gives its memory back.
   void release() {

@@ -1,6 +1,7 @@
 #include "engine/buffer_pool.h"
 
 #include <algorithm>
+#include <cassert>
 #include <stdexcept>
 
 namespace poolsim {
@@ -31,7 +32,7 @@ std::uint32_t BufferPool::live_toward_head(const PositionRing& ring, std::uint32
       --pos;
     }
   }
-  if (first - pos >= 2) const_cast<PositionRing&>(ring).set(first, kSkipHead | (first - pos));
+  if (first - pos >= 2) const_cast<PositionRing&>(ring).set(first, kSkipHead | std::min(first - pos, kMaxSkip));
   return pos;
 }
 
@@ -47,12 +48,13 @@ std::uint32_t BufferPool::live_toward_tail(const PositionRing& ring, std::uint32
       ++pos;
     }
   }
-  if (pos - first >= 2) const_cast<PositionRing&>(ring).set(first, kSkipTail | (pos - first));
+  if (pos - first >= 2) const_cast<PositionRing&>(ring).set(first, kSkipTail | std::min(pos - first, kMaxSkip));
   return pos;
 }
 
 std::uint32_t BufferPool::toward_head(std::uint32_t page) const {
   const Slot& slot = slots_[page];
+  assert(slot.state & kLinked);  // an unlinked page's position is stale: it has no neighbours
   const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
   const std::uint32_t pos = live_toward_head(ring, slot.pos);
   if (ring.holds(pos)) return ring.at(pos);
@@ -62,6 +64,7 @@ std::uint32_t BufferPool::toward_head(std::uint32_t page) const {
 
 std::uint32_t BufferPool::toward_tail(std::uint32_t page) const {
   const Slot& slot = slots_[page];
+  assert(slot.state & kLinked);
   const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
   const std::uint32_t pos = live_toward_tail(ring, slot.pos);
   if (ring.holds(pos)) return ring.at(pos);
@@ -310,6 +313,7 @@ std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
 }
 
 void BufferPool::dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const {
+  if (depth == 0 || limit == 0) return;
   const std::size_t end = out.size() + limit;
   std::uint32_t seen = 0;
   walk_from_tail([&](std::uint32_t page) {

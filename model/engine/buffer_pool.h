@@ -149,11 +149,14 @@ private:
   // (kSkipHead | n at its tail end: this entry and the n - 1 toward the head are stale; kSkipTail | n
   // at its head end, the other way), so the next walk jumps it. Pages leave near the tail behind
   // pinned pages (find_clean_near_tail evicts past a dirty run), and without the marks every walk
-  // from there would pass every stale entry again. A stale entry never becomes live, a mark is
-  // written only next to a live entry, and a run reaching a ring's end is dropped whole by trim_front or trim_back,
-  // so a mark never jumps a live entry. Page numbers stay below the mark bits.
+  // from there would pass every stale entry again. A mark covers only entries its walk saw stale; a
+  // stale entry stays stale until its position is popped, and every pop is followed by a trim that
+  // stops only at a live entry, so a marked run leaves the ring whole, mark included, before its
+  // positions can be reused: a mark never jumps a live entry. A longer run than the mark's 30 bits
+  // hold is marked short (a shorter jump lands on a stale entry of the run, which is safe). Page
+  // numbers stay below the mark bits.
   static constexpr std::uint32_t kSkipHead = 0x80000000u, kSkipTail = 0x40000000u;
-  static constexpr std::uint32_t kSkipMarks = kSkipHead | kSkipTail;
+  static constexpr std::uint32_t kSkipMarks = kSkipHead | kSkipTail, kMaxSkip = kSkipTail - 1;
   // The position of the first live entry from `pos` (exclusive) toward the head or the tail, not
   // held by `ring` if there is none; marks the stale run it passed.
   std::uint32_t live_toward_head(const PositionRing& ring, std::uint32_t pos) const;
@@ -193,8 +196,9 @@ private:
     std::uint32_t pos = 0;           // its entry's position in its ring, while kLinked
     float first_access_s = 0;        // for old_blocks_time
     std::uint32_t young_clock = 0;   // freed_page_clock when last made young
-    // Counts the page's dirtyings, to tell its flush-list entries apart; wraps at 2^24, far beyond
-    // how often a page is dirtied while an entry of it waits in the flush list.
+    // Counts the page's dirtyings, to tell its flush-list entries apart; wraps at 2^24: a stale entry
+    // would alias the page's live one only if the page were dirtied 2^24 times while that entry
+    // waited in the flush list (at most once per flush of the page: the cleaner runs once a second).
     std::uint32_t dirty_generation : 24;
     std::uint32_t state : 8;
     Slot() : dirty_generation(0), state(0) {}
