@@ -20,56 +20,35 @@ BufferPool::BufferPool(std::uint32_t dataset_pages, std::uint32_t frames, double
   if (dataset_pages > kSkipTail) throw std::length_error("buffer pool: more than 2^30 pages in the data set");
 }
 
-std::uint32_t BufferPool::live_toward_head(const PositionRing& ring, std::uint32_t pos) const {
-  const std::uint32_t first = pos - 1;
+std::uint32_t BufferPool::next_live(const PositionRing& ring, std::uint32_t pos, bool toward_head) const {
+  // One step is -1 or +1 modulo 2^32; a mark jumps its length the same way.
+  const std::uint32_t step = toward_head ? ~0u : 1u, mark = toward_head ? kSkipHead : kSkipTail;
+  const std::uint32_t first = pos + step;
   for (pos = first; ring.holds(pos);) {
     const std::uint32_t entry = ring.at(pos);
-    if (entry & kSkipHead) {
-      pos -= entry & ~kSkipMarks;
+    if (entry & mark) {
+      pos += step * (entry & ~kSkipMarks);
     } else if (live(ring, pos)) {
       break;
     } else {
-      --pos;
+      pos += step;
     }
   }
-  if (first - pos >= 2) const_cast<PositionRing&>(ring).set(first, kSkipHead | std::min(first - pos, kMaxSkip));
+  const std::uint32_t run = toward_head ? first - pos : pos - first;
+  if (run >= 2) const_cast<PositionRing&>(ring).set(first, mark | std::min(run, kMaxSkip));
   return pos;
 }
 
-std::uint32_t BufferPool::live_toward_tail(const PositionRing& ring, std::uint32_t pos) const {
-  const std::uint32_t first = pos + 1;
-  for (pos = first; ring.holds(pos);) {
-    const std::uint32_t entry = ring.at(pos);
-    if (entry & kSkipTail) {
-      pos += entry & ~kSkipMarks;
-    } else if (live(ring, pos)) {
-      break;
-    } else {
-      ++pos;
-    }
-  }
-  if (pos - first >= 2) const_cast<PositionRing&>(ring).set(first, kSkipTail | std::min(pos - first, kMaxSkip));
-  return pos;
-}
-
-std::uint32_t BufferPool::toward_head(std::uint32_t page) const {
+std::uint32_t BufferPool::neighbour(std::uint32_t page, bool toward_head) const {
   const Slot& slot = slots_[page];
   assert(slot.state & kLinked);  // an unlinked page's position is stale: it has no neighbours
-  const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
-  const std::uint32_t pos = live_toward_head(ring, slot.pos);
+  const bool old = slot.state & kOld;
+  const PositionRing& ring = old ? old_ : young_;
+  const std::uint32_t pos = next_live(ring, slot.pos, toward_head);
   if (ring.holds(pos)) return ring.at(pos);
-  // Past the old sublist's head: the young sublist's last page (its back is live).
-  return (slot.state & kOld) && !young_.empty() ? young_.back() : kNone;
-}
-
-std::uint32_t BufferPool::toward_tail(std::uint32_t page) const {
-  const Slot& slot = slots_[page];
-  assert(slot.state & kLinked);
-  const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
-  const std::uint32_t pos = live_toward_tail(ring, slot.pos);
-  if (ring.holds(pos)) return ring.at(pos);
-  // Past the young sublist's last page: the old sublist's head (its front is live).
-  return !(slot.state & kOld) && !old_.empty() ? old_.front() : kNone;
+  // Across the sublists' boundary: the young sublist's last page, or the old sublist's head (both live).
+  if (toward_head) return old && !young_.empty() ? young_.back() : kNone;
+  return !old && !old_.empty() ? old_.front() : kNone;
 }
 
 void BufferPool::trim_front(PositionRing& ring) {

@@ -159,8 +159,7 @@ private:
   static constexpr std::uint32_t kSkipMarks = kSkipHead | kSkipTail, kMaxSkip = kSkipTail - 1;
   // The position of the first live entry from `pos` (exclusive) toward the head or the tail, not
   // held by `ring` if there is none; marks the stale run it passed.
-  std::uint32_t live_toward_head(const PositionRing& ring, std::uint32_t pos) const;
-  std::uint32_t live_toward_tail(const PositionRing& ring, std::uint32_t pos) const;
+  std::uint32_t next_live(const PositionRing& ring, std::uint32_t pos, bool toward_head) const;
   // Calls visit(page) for the pages from the tail toward the head while it returns true. The entries
   // are consecutive but each names a slot far from the last: the slots a few entries ahead are
   // fetched early, so the walk waits for memory once per batch rather than once per page.
@@ -168,15 +167,16 @@ private:
   void walk_from_tail(Visit visit) const {
     constexpr std::uint32_t kAhead = 8;
     for (const PositionRing* ring : {&old_, &young_}) {
-      for (std::uint32_t pos = ring->end() - 1; ring->holds(pos); pos = live_toward_head(*ring, pos)) {
+      for (std::uint32_t pos = ring->end() - 1; ring->holds(pos); pos = next_live(*ring, pos, /*toward_head=*/true)) {
         if (ring->holds(pos - kAhead) && !(ring->at(pos - kAhead) & kSkipMarks)) prefetch(ring->at(pos - kAhead));
         if (!visit(ring->at(pos))) return;  // live: a ring's back is, and each step lands on a live entry
       }
     }
   }
   // A linked page's neighbours in the list (kNone past the ends).
-  std::uint32_t toward_head(std::uint32_t page) const;
-  std::uint32_t toward_tail(std::uint32_t page) const;
+  std::uint32_t neighbour(std::uint32_t page, bool toward_head) const;
+  std::uint32_t toward_head(std::uint32_t page) const { return neighbour(page, true); }
+  std::uint32_t toward_tail(std::uint32_t page) const { return neighbour(page, false); }
   // Drops the stale entries at one end of a ring.
   void trim_front(PositionRing& ring);
   void trim_back(PositionRing& ring);
