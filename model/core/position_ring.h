@@ -36,10 +36,6 @@ public:
     assert(holds(pos));
     return buf_[pos & mask_];
   }
-  // Starts loading the element at `pos` into the cache (any position: the buffer wraps).
-  void prefetch(std::uint32_t pos) const {
-    if (!buf_.empty()) __builtin_prefetch(&buf_[pos & mask_]);
-  }
   // Overwrites the element at `pos` (held).
   void set(std::uint32_t pos, std::uint32_t value) {
     assert(holds(pos));
@@ -81,13 +77,6 @@ public:
   }
   // Empties the ring; positions start again from the middle of the range.
   void clear() { begin_ = end_ = kStart; }
-  // Empties the ring and gives its memory back.
-  void release() {
-    clear();
-    decltype(buf_)().swap(buf_);
-    std::vector<std::uint64_t>().swap(flags_);
-    mask_ = 0;
-  }
 
 private:
   // The middle of the position range: front and back pushes both have room before they wrap.

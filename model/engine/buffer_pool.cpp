@@ -174,8 +174,7 @@ void BufferPool::rebalance_old() {
     const std::uint32_t page = old_.front();
     old_.pop_front();
     trim_front(old_);
-    const std::uint32_t pos = push(young_, page, /*front=*/false);
-    slots_[page].pos = pos;
+    slots_[page].pos = push(young_, page, /*front=*/false);
     slots_[page].state &= ~kOld;
     --old_length_;
   }
@@ -183,8 +182,7 @@ void BufferPool::rebalance_old() {
     const std::uint32_t page = young_.back();
     young_.pop_back();
     trim_back(young_);
-    const std::uint32_t pos = push(old_, page, /*front=*/true);
-    slots_[page].pos = pos;
+    slots_[page].pos = push(old_, page, /*front=*/true);
     slots_[page].state |= kOld;
     ++old_length_;
   }

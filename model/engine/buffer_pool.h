@@ -113,7 +113,7 @@ public:
   // each page in one live entry, live entries at both ends of both rings, the counts, and the
   // frames: resident + free = frames.
   bool list_consistent() const;
-  // Entries held by the two rings, stale ones included (for the benchmark and tests).
+  // Entries held by the two rings, stale ones included (tests).
   std::size_t ring_entries() const { return young_.size() + old_.size(); }
   // How often a ring was rebuilt from its live entries (tests).
   std::uint64_t ring_compactions() const { return ring_compactions_; }
