@@ -238,6 +238,9 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   if (scenario.simulation.warmup_fast_forward && scenario.simulation.fast_forward_steady)
     out["warmup_fast_forward_steady"] = state.fast_forward_steady;
   out["batches"] = throughput.batches;
+  // The length of the batches the throughput's interval was computed from (several measured batches
+  // merged when consecutive ones were correlated: BatchMeans).
+  out["ci95_batch_s"] = throughput.batches_per_ci_batch * scenario.simulation.batch_s;
   out["stop"] = state.stop_reason;
   auto resources = platform.report(state.measure_end_s);
   for (auto& [key, value] : resources.items())

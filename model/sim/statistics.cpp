@@ -86,7 +86,26 @@ double student_t_quantile(double confidence, int dof) {
          (79 * z9 + 776 * z7 + 1482 * z5 - 1920 * z3 - 945 * z) / (92160 * n * n * n * n);
 }
 
+bool lag_one_correlated(const std::vector<double>& series, double significance) {
+  const size_t k = series.size();
+  if (k < 3) return false;
+  double mean = 0;
+  for (double v : series) mean += v;
+  mean /= static_cast<double>(k);
+  double squares = 0, successive = 0;
+  for (size_t i = 0; i < k; ++i) {
+    squares += (series[i] - mean) * (series[i] - mean);
+    if (i + 1 < k) successive += (series[i + 1] - series[i]) * (series[i + 1] - series[i]);
+  }
+  if (!(squares > 0)) return false;
+  const double c = 1 - successive / (2 * squares);
+  const double kd = static_cast<double>(k);
+  return std::abs(c) > student_t_quantile(1 - significance, 0) * std::sqrt((kd - 2) / (kd * kd - 1));
+}
+
 Estimate BatchMeans::estimate(double confidence) const {
+  constexpr size_t kMinCiBatches = 10;            // Schmeiser 1982
+  constexpr double kIndependenceSignificance = 0.10;  // LABATCH.2's level
   Estimate e;
   e.batches = static_cast<int>(values_.size());
   if (values_.empty()) return e;
@@ -94,10 +113,26 @@ Estimate BatchMeans::estimate(double confidence) const {
   for (double v : values_) sum += v;
   e.mean = sum / values_.size();
   if (values_.size() < 2) return e;
+  // The most recent k x m batches, merged m at a time (m = 1: all of them, as they are).
+  const size_t n = values_.size();
+  std::vector<double> merged;
+  auto merge = [&](size_t m) {
+    const size_t k = n / m;
+    merged.assign(k, 0.0);
+    for (size_t i = 0; i < k * m; ++i) merged[i / m] += values_[n - k * m + i] / static_cast<double>(m);
+  };
+  size_t m = 1;
+  merge(m);
+  while (n / (m + 1) >= kMinCiBatches && lag_one_correlated(merged, kIndependenceSignificance)) merge(++m);
+  const size_t k = merged.size();
+  double merged_mean = 0;
+  for (double v : merged) merged_mean += v;
+  merged_mean /= static_cast<double>(k);
   double squares = 0;
-  for (double v : values_) squares += (v - e.mean) * (v - e.mean);
-  double sd = std::sqrt(squares / (values_.size() - 1));
-  e.half_width = student_t_quantile(confidence, e.batches - 1) * sd / std::sqrt(static_cast<double>(values_.size()));
+  for (double v : merged) squares += (v - merged_mean) * (v - merged_mean);
+  double sd = std::sqrt(squares / static_cast<double>(k - 1));
+  e.batches_per_ci_batch = static_cast<int>(m);
+  e.half_width = student_t_quantile(confidence, static_cast<int>(k) - 1) * sd / std::sqrt(static_cast<double>(k));
   return e;
 }
 
