@@ -847,6 +847,17 @@ TEST(Validate, EachTraceCarriesItsOwnTpsInterval) {
   EXPECT_NEAR(doc["rows"][0]["measured"]["tps_ci95"].get<double>(), expected, 1e-9);
   EXPECT_TRUE(doc["summary"].contains("measured_tps_ci95_pct"));
   EXPECT_CONTAINS(render_validation_table(doc), "measured TPS, 95 % interval");
+  // The error's own interval: the two runs' relative half-widths added in quadrature, in points of
+  // error (delta method: error = 100 (p / m - 1), its half-width 100 p / m sqrt(rm^2 + rp^2)).
+  const auto& row = doc["rows"][0];
+  const double m = row["measured"]["tps"].get<double>(), p = row["predicted"]["tps"].get<double>();
+  const double rm = row["measured"]["tps_ci95"].get<double>() / m, rp = row["predicted"]["tps_ci95"].get<double>() / p;
+  ASSERT_TRUE(row.contains("error_ci95_pct"));
+  EXPECT_NEAR(row["error_ci95_pct"]["tps"].get<double>(), 100 * p / m * std::sqrt(rm * rm + rp * rp), 1e-9);
+  const bool beyond = std::fabs(row["error_pct"]["tps"].get<double>()) > row["error_ci95_pct"]["tps"].get<double>();
+  EXPECT_EQ(doc["summary"]["tps_errors_beyond_ci95"]["rows"].get<int>(), 1);
+  EXPECT_EQ(doc["summary"]["tps_errors_beyond_ci95"]["beyond"].get<int>(), beyond ? 1 : 0);
+  EXPECT_CONTAINS(render_validation_table(doc), "TPS errors beyond the 95 % interval");
 }
 
 TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {

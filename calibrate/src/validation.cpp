@@ -82,6 +82,17 @@ std::optional<double> interval_tps_ci95(const SysbenchResult& log) {
   return batches.estimate(0.95).half_width;
 }
 
+// The 95 % interval of a row's TPS error, from the measured and the predicted intervals together (the
+// two runs are independent; the delta method for the ratio predicted / measured), in points of error.
+void add_error_interval(nlohmann::ordered_json& row) {
+  const auto& m = row["measured"];
+  const auto& p = row["predicted"];
+  if (!m.contains("tps_ci95") || !p.contains("tps_ci95") || !(m["tps"].get<double>() > 0) || !(p["tps"].get<double>() > 0)) return;
+  const double measured = m["tps"].get<double>(), predicted = p["tps"].get<double>();
+  const double rel_m = m["tps_ci95"].get<double>() / measured, rel_p = p["tps_ci95"].get<double>() / predicted;
+  row["error_ci95_pct"] = {{"tps", 100 * predicted / measured * std::sqrt(rel_m * rel_m + rel_p * rel_p)}};
+}
+
 nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
   std::map<std::string, std::vector<double>> errors;
   std::vector<std::string> order;
@@ -111,6 +122,14 @@ nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
   if (!ci_pct.empty())
     out["measured_tps_ci95_pct"] = {{"median", median(ci_pct)}, {"max", *std::max_element(ci_pct.begin(), ci_pct.end())},
                                     {"rows", ci_pct.size()}};
+  // How many TPS errors the two runs' noise does not explain.
+  size_t with_interval = 0, beyond = 0;
+  for (const auto& row : rows)
+    if (!row.contains("skipped") && row.contains("error_ci95_pct")) {
+      ++with_interval;
+      beyond += std::fabs(row["error_pct"]["tps"].get<double>()) > row["error_ci95_pct"]["tps"].get<double>();
+    }
+  if (with_interval > 0) out["tps_errors_beyond_ci95"] = {{"rows", with_interval}, {"beyond", beyond}};
   return out;
 }
 
@@ -294,6 +313,7 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
     // How well the trace itself knows its TPS: a 95 % interval from its interval lines as batch
     // means (on a shared VM the host's speed drifts within a run; an error inside this is noise).
     if (auto ci = interval_tps_ci95(m)) row["measured"]["tps_ci95"] = *ci;
+    add_error_interval(row);
     // The counters behind the figures, measured against simulated, per transaction.
     const auto& db = r["innodb"][0];
     auto counter = [&](const char* name) { return traces[i].per_txn(name).value_or(std::nan("")); };
@@ -523,6 +543,11 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
     const auto& c = s["measured_tps_ci95_pct"];
     t << "measured TPS, 95 % interval from the logs' interval lines: median +-" << c["median"].get<double>() << " %, max +-"
       << c["max"].get<double>() << " % (" << c["rows"].get<size_t>() << " rows)\n";
+  }
+  if (s.contains("tps_errors_beyond_ci95")) {
+    const auto& b = s["tps_errors_beyond_ci95"];
+    t << "TPS errors beyond the 95 % interval of the measured and predicted TPS together: " << b["beyond"].get<size_t>() << " of "
+      << b["rows"].get<size_t>() << " rows\n";
   }
   return t.str();
 }
