@@ -511,9 +511,15 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
     }
     return s.empty() ? "line " + row["line"].dump() : s;
   };
+  // The TPS error's own 95 % interval gets a column where any row has one (traces with interval lines).
+  bool error_intervals = false;
+  for (const auto& row : doc["rows"]) error_intervals = error_intervals || row.contains("error_ci95_pct");
   std::ostringstream t;
   t << std::left << std::setw(36) << (doc.contains("table") ? "row" : "trace") << std::right;
-  for (const auto& f : figures) t << std::setw(11) << f << std::setw(10) << "pred" << std::setw(8) << "err%";
+  for (const auto& f : figures) {
+    t << std::setw(11) << f << std::setw(10) << "pred" << std::setw(8) << "err%";
+    if (error_intervals && f == "tps") t << std::setw(7) << "+-";
+  }
   t << "\n" << std::fixed << std::setprecision(1);
   for (const auto& row : doc["rows"]) {
     if (row.contains("skipped")) {
@@ -523,11 +529,15 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
     t << std::left << std::setw(36) << label(row) << std::right;
     for (const auto& f : figures) {
       if (!row["measured"].contains(f)) {
-        t << std::setw(29) << "";
+        t << std::setw(error_intervals && f == "tps" ? 36 : 29) << "";
         continue;
       }
       t << std::setw(11) << row["measured"][f].get<double>() << std::setw(10) << row["predicted"][f].get<double>()
         << std::setw(8) << row["error_pct"][f].get<double>();
+      if (error_intervals && f == "tps") {
+        if (row.contains("error_ci95_pct")) t << std::setw(7) << row["error_ci95_pct"]["tps"].get<double>();
+        else t << std::setw(7) << "";
+      }
     }
     t << "\n";
   }
