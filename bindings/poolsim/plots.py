@@ -172,7 +172,10 @@ def predicted_vs_measured(validation: Any, figure: str = "tps", label_column: st
     """Predicted against measured ``figure`` ("tps", "p95_ms", ...) for each validation row, with
     the y = x line; the title gives the median absolute error. ``validation`` is a
     poolsim.Validation or its ``rows`` frame (columns measured_<figure>, predicted_<figure>);
-    ``label_column`` names the points (default: name, row or line, whichever the frame has)."""
+    ``label_column`` names the points (default: name, row or line, whichever the frame has). Where
+    the frame has the 95 % half-widths (measured_<figure>_ci95, predicted_<figure>_ci95) they are
+    drawn as error bars, and where it has the error's own interval (error_ci95_pct_<figure>) the
+    title counts the errors beyond it."""
     df = validation.rows if hasattr(validation, "rows") and not hasattr(validation, "columns") else validation
     m, p = f"measured_{figure}", f"predicted_{figure}"
     if m not in df or p not in df:
@@ -182,6 +185,10 @@ def predicted_vs_measured(validation: Any, figure: str = "tps", label_column: st
         label_column = _pick(df, "name", "row", "trace", "line")
     fig = _figure(5.5, 5.5)
     ax = fig.subplots()
+    m_ci, p_ci = f"{m}_ci95", f"{p}_ci95"
+    if m_ci in df or p_ci in df:
+        ax.errorbar(df[m], df[p], xerr=df[m_ci] if m_ci in df else None, yerr=df[p_ci] if p_ci in df else None,
+                    fmt="none", ecolor="tab:blue", alpha=0.5, zorder=2)
     ax.scatter(df[m], df[p], zorder=3)
     if label_column and label_column in df and len(df) <= 40:
         for _, row in df.iterrows():
@@ -199,7 +206,13 @@ def predicted_vs_measured(validation: Any, figure: str = "tps", label_column: st
     ax.set_ylabel(f"predicted {figure}")
     if len(df):
         errors = (100 * (df[p] - df[m]) / df[m]).abs()
-        ax.set_title(f"median |error| {errors.median():.1f} %, max {errors.max():.1f} %")
+        title = f"median |error| {errors.median():.1f} %, max {errors.max():.1f} %"
+        interval = f"error_ci95_pct_{figure}"
+        if interval in df and df[interval].notna().any():
+            known = df[interval].notna()
+            beyond = int((errors[known] > df.loc[known, interval]).sum())
+            title += f"; {beyond} of {int(known.sum())} beyond their 95 % interval"
+        ax.set_title(title)
     ax.legend(loc="upper left")
     ax.grid(True, alpha=0.3)
     return fig

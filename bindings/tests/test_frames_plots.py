@@ -101,6 +101,13 @@ def test_predicted_vs_measured():
     assert "median |error| 10.0 %" in ax.get_title()
     with pytest.raises(ValueError):
         plots.predicted_vs_measured(rows, figure="p95_ms")
+    # With the runs' half-widths: error bars, and the errors beyond their own interval counted
+    # (10 % beyond +-5, 10 % within +-12, 0 % within +-3).
+    rows = rows.assign(measured_tps_ci95=[2.0, 4.0, 8.0], predicted_tps_ci95=[3.0, 5.0, 7.0],
+                       error_ci95_pct_tps=[5.0, 12.0, 3.0])
+    ax = plots.predicted_vs_measured(rows).axes[0]
+    assert "1 of 3 beyond their 95 % interval" in ax.get_title()
+    assert ax.containers, "error bars drawn"
 
 
 def test_exact_histogram_when_reported():
