@@ -58,10 +58,11 @@ bool lag_one_correlated(const std::vector<double>& series, double significance);
 // Means of equal-length batches, with a confidence interval for their mean. The interval needs batch
 // means that are about independent; consecutive short batches of a simulation often are not (a
 // cleaner's one-second beat, flushing stalls that alternate with catching up). So, with enough
-// batches, the interval merges consecutive batches, the fewest that pass the von Neumann test at the
-// 10 % level, keeping at least 10 merged batches (Fishman and Yarberry's LABATCH.2 tests batch means
-// the same way and level, INFORMS J. Computing 1997; 10-30 batches: Schmeiser, Oper. Res. 1982).
-// When no merge passes, the longest batches that leave 10 give it. The mean is that of all batches.
+// batches, the interval merges consecutive batches 2, 4, 8, ... at a time, the fewest that pass the
+// von Neumann test at the 10 % level, keeping at least 10 merged batches (Fishman and Yarberry's
+// LABATCH.2 doubles its batches and tests them the same way and at that level, INFORMS J. Computing
+// 1997; 10-30 batches: Schmeiser, Oper. Res. 1982). When none passes, the longest that leave 10
+// give it. The mean is that of all batches.
 class BatchMeans {
 public:
   void add(double value) { values_.push_back(value); }
