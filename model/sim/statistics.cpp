@@ -117,23 +117,23 @@ Estimate BatchMeans::estimate(double confidence) const {
   // entries in pairs (the last k x m batches, m at a time), so a call costs a few passes over the
   // batches however far it merges, and batches that pass at once are not copied.
   std::vector<double> merged;
+  const std::vector<double>* ci_batches = &values_;
   size_t m = 1;
-  while ((m == 1 ? values_ : merged).size() / 2 >= kMinCiBatches &&
-         lag_one_correlated(m == 1 ? values_ : merged, kIndependenceSignificance)) {
-    const std::vector<double>& from = m == 1 ? values_ : merged;
+  while (ci_batches->size() / 2 >= kMinCiBatches && lag_one_correlated(*ci_batches, kIndependenceSignificance)) {
+    const std::vector<double>& from = *ci_batches;
     const size_t k = from.size() / 2, skip = from.size() - 2 * k;
     std::vector<double> next(k);
     for (size_t i = 0; i < k; ++i) next[i] = (from[skip + 2 * i] + from[skip + 2 * i + 1]) / 2;
     merged = std::move(next);
+    ci_batches = &merged;
     m *= 2;
   }
-  const std::vector<double>& ci_batches = m == 1 ? values_ : merged;
-  const size_t k = ci_batches.size();
+  const size_t k = ci_batches->size();
   double merged_mean = 0;
-  for (double v : ci_batches) merged_mean += v;
+  for (double v : *ci_batches) merged_mean += v;
   merged_mean /= static_cast<double>(k);
   double squares = 0;
-  for (double v : ci_batches) squares += (v - merged_mean) * (v - merged_mean);
+  for (double v : *ci_batches) squares += (v - merged_mean) * (v - merged_mean);
   double sd = std::sqrt(squares / static_cast<double>(k - 1));
   e.batches_per_ci_batch = static_cast<int>(m);
   e.half_width = student_t_quantile(confidence, static_cast<int>(k) - 1) * sd / std::sqrt(static_cast<double>(k));
