@@ -717,6 +717,35 @@ TEST(Database, BackgroundCpuRunsBesideTheTransactions) {
   EXPECT_NEAR(added, expected, 0.1 * expected);
 }
 
+TEST(Database, IdleWakeUpsAreChargedOnlyOnIdleCores) {
+  // The profile's idle_wakeup_cpu is charged for a round trip whose burst starts on an idle core,
+  // and the report gives the share of round trips that did and the CPU they cost. One thread on two
+  // cores of a cached pool always finds a core idle; 16 threads saturate both, so almost none does.
+  // What is charged is that share of every statement's offer: share x statements/s x the cost.
+  const double wake_s = 30e-6;
+  const std::string profile = mariadb_profile_with("wake-profile.yaml", "{idle_wakeup_cpu: 30us}");
+  const std::string cached =
+      "compute: {cores: 2}\n"
+      "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+      "database: {buffer_pool: 1GiB, profile: \"" + profile + "\"}\n"
+      "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n";
+  auto run = [&](int threads) {
+    return run_point(scenario_from(cached + "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 10000, rand_type: uniform, threads: " +
+                                   std::to_string(threads) + "}\n"));
+  };
+  const int statements_per_txn = 20;  // oltp_read_write: BEGIN, 18 statements, COMMIT; one round trip each
+  for (int threads : {1, 16}) {
+    auto r = run(threads);
+    const auto& cpu = r["cpus"][0];
+    ASSERT_TRUE(cpu.contains("idle_wakeup_share")) << threads << " threads";
+    const double share = cpu["idle_wakeup_share"].get<double>();
+    if (threads == 1) EXPECT_GT(share, 0.95);
+    else EXPECT_LT(share, 0.1);
+    const double offered_us_per_s = r["tps"].get<double>() * statements_per_txn * wake_s * 1e6;
+    EXPECT_NEAR(cpu["idle_wakeup_cpu_us_per_s"].get<double>(), share * offered_us_per_s, 0.03 * offered_us_per_s) << threads << " threads";
+  }
+}
+
 TEST(Database, MariaDbsZeroLowWaterMarkLeavesACachedPoolUnflushed) {
   // The whole data set in the pool, innodb_max_dirty_pages_pct_lwm = 0: MariaDB 10.5.9+ writes no
   // page until the dirty pages reach max_dirty_pages_pct or the checkpoint age nears the log's

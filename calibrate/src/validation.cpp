@@ -322,6 +322,8 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
         {"page_writes", {{"measured", counter("Innodb_pages_written")}, {"predicted", db["data_page_writes_per_txn"]}}},
         {"doublewrite_pages", {{"measured", counter("Innodb_dblwr_pages_written")}, {"predicted", db["doublewrite_pages_per_txn"]}}},
         {"fsyncs", {{"measured", counter("Innodb_data_fsyncs")}, {"predicted", db["fsyncs_per_txn"]}}},
+        // The redo log's writes: one per commit group (and one per background flush).
+        {"log_writes", {{"measured", counter("Innodb_log_writes")}, {"predicted", db["redo_writes_per_txn"]}}},
         {"redo_bytes", {{"measured", counter("Innodb_os_log_written")}, {"predicted", db["redo_bytes_per_txn"]}}},
         // Clean pages made dirty: the pages written plus the growth of the dirty pages over the run.
         {"pages_dirtied", {{"measured", counter("Innodb_buffer_pool_pages_flushed") + counter("Innodb_buffer_pool_pages_dirty")},
@@ -359,6 +361,7 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
       if (auto per_txn = traces[i].bursts_per_txn()) bursts["measured"]["per_txn"] = *per_txn;
     }
     row["cpu_bursts"] = bursts;
+    if (cpu.contains("idle_wakeup_share")) row["predicted_idle_wakeup_share"] = cpu["idle_wakeup_share"];
     if (cpu.contains("core_utilisation")) row["predicted_core_utilisation"] = cpu["core_utilisation"];
     rows.push_back(row);
   }

@@ -1098,6 +1098,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"fsyncs_per_txn", per_txn(redo_->fsyncs + binlog_->fsyncs + counters.data_fsyncs)},
           {"redo_bytes_per_txn", per_txn(static_cast<double>(redo_->lsn() - lsn_at_reset_))},
           {"redo_writes_per_s", redo_->writes / elapsed_s},
+          {"redo_writes_per_txn", per_txn(redo_->writes)},
           {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
           {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},
           {"lru_batches_per_s", counters.lru_batches / elapsed_s},

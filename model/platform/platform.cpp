@@ -322,7 +322,7 @@ void Platform::count_burst(ComputeNode& node, double work_s) {
 
 void Platform::compute_from(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
   const int core = pick_core(node, std::max(ready_s, now()), on_irq_core, last_core);
-  if (idle_extra_s > 0 && core_idle_at(node, core, std::max(ready_s, now()))) reference_s += idle_extra_s;
+  reference_s += idle_wakeup_charge(node, core, std::max(ready_s, now()), idle_extra_s);
   if (reference_s <= 0) {
     if (ready_s > now()) wait_until(ready_s);
     return;
@@ -341,12 +341,22 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
 double Platform::book_burst(ComputeNode& node, double ready_s, double reference_s, double idle_extra_s, bool on_irq_core, int* last_core) {
   double start = std::max(ready_s, now());
   const int core = pick_core(node, start, on_irq_core, last_core);
-  double work_s = reference_s + (idle_extra_s > 0 && core_idle_at(node, core, start) ? idle_extra_s : 0.0);
+  const bool idle = idle_extra_s > 0 && core_idle_at(node, core, start);
+  double work_s = reference_s + (idle ? idle_extra_s : 0.0);
   if (work_s <= 0) return start;
   if (work_s / node.core_speed > node.time_slice_s) return -1;
+  idle_wakeup_charge(node, core, start, idle_extra_s);  // counted only once booked
   count_burst(node, work_s);
   node.cpu_busy_s += work_s;
   return book_core(node, core, start, work_s / node.core_speed, last_core);
+}
+
+double Platform::idle_wakeup_charge(ComputeNode& node, int core, double at_s, double idle_extra_s) {
+  if (idle_extra_s <= 0) return 0.0;
+  node.idle_wakeup_offered_s += idle_extra_s;
+  if (!core_idle_at(node, core, at_s)) return 0.0;
+  node.idle_wakeup_charged_s += idle_extra_s;
+  return idle_extra_s;
 }
 
 bool Platform::core_idle_at(const ComputeNode& node, int core, double t) {
@@ -393,6 +403,7 @@ void Platform::reset_counters(double now_s) {
     c.cores->reset_counters();
     c.bursts = 0;
     c.burst_sum_s = c.burst_sumsq_s = 0;
+    c.idle_wakeup_offered_s = c.idle_wakeup_charged_s = 0;
     c.nic_tx.reset_counters();
     c.nic_rx.reset_counters();
     for (auto& d : c.local_devices) d->reset_counters();
@@ -463,6 +474,11 @@ nlohmann::ordered_json Platform::report(double now_s) const {
                     {"bursts_per_s", c.bursts / elapsed},
                     {"burst_mean_us", c.bursts ? c.burst_sum_s / c.bursts / c.core_speed * 1e6 : 0.0},
                     {"burst_scv", burst_scv_of(c)}});
+    if (c.idle_wakeup_offered_s > 0) {
+      // The round trips' wake-ups that found their core idle, and the CPU they cost.
+      cpus.back()["idle_wakeup_share"] = c.idle_wakeup_charged_s / c.idle_wakeup_offered_s;
+      cpus.back()["idle_wakeup_cpu_us_per_s"] = c.idle_wakeup_charged_s / c.core_speed * 1e6 / elapsed;
+    }
     if (c.irq_core >= 0) {
       // Per-core run queues: each core's busy share (the interrupt core runs the woken threads).
       nlohmann::ordered_json per_core = nlohmann::ordered_json::array();

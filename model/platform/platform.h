@@ -107,6 +107,10 @@ struct ComputeNode {
   // squares, for the report's mean and squared coefficient of variation.
   std::uint64_t bursts = 0;
   double burst_sum_s = 0, burst_sumsq_s = 0;
+  // The wake-up cost offered with the bursts (round trips x the profile's idle wake-up CPU) and the
+  // part charged because the burst's core was idle: their ratio is the share of round trips that
+  // woke on an idle core, which calibration needs to fit that cost consistently with the model.
+  double idle_wakeup_offered_s = 0, idle_wakeup_charged_s = 0;
 };
 
 class Platform {
@@ -145,6 +149,9 @@ public:
 
   static double now_s() { return simgrid::s4u::Engine::get_clock(); }
   void reset_counters(double now_s);
+  // The idle wake-up CPU `idle_extra_s` offered and whether the burst's core was idle at `at_s`:
+  // counts both, and returns what is charged.
+  double idle_wakeup_charge(ComputeNode& node, int core, double at_s, double idle_extra_s);
   // Utilisations since the last reset: devices, links, CPUs.
   nlohmann::ordered_json report(double now_s) const;
 
