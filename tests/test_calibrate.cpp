@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "calibration.h"
+#include "flush_fit.h"
 #include "core/errors.h"
 #include "test_support.h"
 #include "sim/statistics.h"
@@ -601,6 +602,45 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   EXPECT_CONTAINS(e, "meta.yaml:");
   EXPECT_CONTAINS(e, "storage.model");
   EXPECT_CONTAINS(e, "did you mean 'samsung-850-pro'");
+}
+
+TEST(Calibrate, AFlushLatencyTheTracesDidNotMeasureIsFittedOnThem) {
+  // The MDEV-13845 runs name a catalogue SATA SSD and have no fio: the flush latency is the class's
+  // figure until the fit simulates the runs that fsync (the read-only one does not) and finds where
+  // their median signed TPS error crosses zero. The bracket it ends with straddles zero; the
+  // catalogue it returns carries the fitted figure and says where it came from.
+  std::vector<Trace> traces;
+  for (const char* run : {"bp16G-ro-t1", "bp16G-rw22-t1", "bp16G-rw50-t2", "bp16G-rw100-t4"})
+    traces.push_back(load_trace(kTraces + "/mdev-13845/" + run));
+  auto out = calibrate(traces, "mdev-flush-test");
+  const std::string profile = poolsim::testing::write_temp("mdev-flush-test.yaml", out.profile_yaml);
+  FlushFitOptions options;
+  options.duration_s = 5;
+  options.jobs = 2;
+  std::string devices = out.devices_yaml;
+  auto fits = fit_flush_latencies(traces, profile, devices, options);
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& fit = fits[0];
+  EXPECT_EQ(fit.device, "mdev-13845-sata");
+  EXPECT_EQ(fit.traces, 3);
+  // The fitted latency was simulated, and either its error is within the tolerance or a faster
+  // flush was tried with a positive error and a slower one with a negative error.
+  bool below = false, above = false, within = false, tried = false;
+  for (const auto& [latency, error] : fit.evaluations) {
+    below = below || (latency < fit.latency_s && error > 0);
+    above = above || (latency > fit.latency_s && error < 0);
+    if (latency == fit.latency_s) tried = true, within = std::abs(error) < options.tolerance_pct;
+  }
+  EXPECT_TRUE(tried && (within || (below && above))) << fit.report;
+  EXPECT_CONTAINS(devices, "flush_latency: " + fmt_us(fit.latency_s));
+  EXPECT_CONTAINS(devices, "flush_latency fitted by poolsim calibrate");
+  EXPECT_CONTAINS(devices, "# Device models fitted by");  // the catalogue's header kept
+  // A device measured by fio keeps its measured flush: nothing to fit.
+  std::vector<Trace> measured = {load_trace(kTraces + "/local-vm/disk-bp3G-t4")};
+  std::string local_devices = calibrate(measured, "local-flush-test").devices_yaml;
+  const std::string before = local_devices;
+  EXPECT_TRUE(fit_flush_latencies(measured, kTraces + "/local-vm/profile.yaml", local_devices, options).empty());
+  EXPECT_EQ(local_devices, before);
 }
 
 TEST(Calibrate, ADiskWhoseCompletionsInterruptOneCpuIsFittedSo) {

@@ -296,13 +296,13 @@ StatementScv statement_scv_from_bursts(const std::vector<Trace>& traces) {
   return out;
 }
 
+}  // namespace
+
 std::string fmt_us(double seconds) {
   std::ostringstream out;
   out << std::setprecision(4) << seconds * 1e6 << "us";
   return out.str();
 }
-
-}  // namespace
 
 std::string devices_file_for(const std::string& profile_path) {
   std::filesystem::path p(profile_path);

@@ -28,6 +28,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
 // figure is missing or not positive.
 double gamma_scv_from_quantiles(double mean_us, double p50_us, double p90_us, double p99_us);
 
+// Seconds as a profile writes them: microseconds, 4 significant digits ("53.69us").
+std::string fmt_us(double seconds);
+
 // Where the device catalogue fitted with a profile lives: <profile stem>-devices.yaml beside it.
 std::string devices_file_for(const std::string& profile_path);
 

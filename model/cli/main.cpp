@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "calibration.h"
+#include "flush_fit.h"
 #include "validation.h"
 #include "core/errors.h"
 #include "plan/plan.h"
@@ -83,13 +84,28 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
 }
 
 int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name,
-                      const std::vector<std::string>& background_dirs) {
+                      const std::vector<std::string>& background_dirs, const poolsim::FlushFitOptions& flush_fit) {
   std::vector<poolsim::Trace> traces, background;
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
   auto result = poolsim::calibrate(traces, profile_name, background);
   std::cerr << result.report;
+  // A device the traces did not measure keeps its catalogue figures, but its flush latency shows in
+  // every fsyncing trace's TPS: fitted by simulating them with the profile (written to a scratch
+  // file first, so that both outputs are written whole, or neither).
+  const auto scratch_profile = std::filesystem::temp_directory_path() /
+                               ("poolsim-calibrate-" + std::to_string(getpid()) + "-" + std::filesystem::path(out).filename().string());
+  poolsim::write_output(scratch_profile.string(), result.profile_yaml);
+  std::vector<poolsim::FlushFit> fits;
+  try {
+    fits = poolsim::fit_flush_latencies(traces, scratch_profile.string(), result.devices_yaml, flush_fit);
+  } catch (...) {
+    std::filesystem::remove(scratch_profile);
+    throw;
+  }
+  std::filesystem::remove(scratch_profile);
+  for (const auto& f : fits) std::cerr << f.report;
   poolsim::write_output(out, result.profile_yaml);
   poolsim::write_output(poolsim::devices_file_for(out), result.devices_yaml);
   std::cerr << "poolsim calibrate: wrote " << out << " and " << poolsim::devices_file_for(out) << "\n";
@@ -157,6 +173,12 @@ int main(int argc, char** argv) {
                         "Traces whose perf_sched_timehist.tsv splits the server's CPU by thread (capture.py --perf-sched): "
                         "the background threads' CPU per transaction is fitted on them and run off the transactions' path")
       ->check(CLI::ExistingDirectory);
+  poolsim::FlushFitOptions flush_fit;
+  flush_fit.jobs = default_jobs;
+  calibrate->add_option("--jobs", flush_fit.jobs, "Traces simulated in parallel where the fit simulates them (a device flush latency the traces did not measure)")
+      ->check(CLI::Range(1, 1024));
+  calibrate->add_option("--duration", flush_fit.duration_s, "Simulated seconds per trace where the fit simulates them (0: each trace's own window)")
+      ->check(CLI::NonNegativeNumber);
 
   poolsim::ValidationOptions validation;
   validation.jobs = default_jobs;
@@ -205,7 +227,7 @@ int main(int argc, char** argv) {
       return plan_command(plan_file, plan_options, plan_format, plan_out);
     }
     if (*bench) return poolsim::run_bench(bench_matrix, jobs);
-    if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name, background_dirs);
+    if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name, background_dirs, flush_fit);
     if (*validate) {
       if (validate_table.empty() && (validate_dirs.empty() || !*profile_opt))
         throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and --profile, or --scenario and --table");

@@ -1,0 +1,160 @@
+#include "flush_fit.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "calibration.h"
+#include "core/units.h"
+#include "sim/output.h"
+#include "validation.h"
+
+namespace poolsim {
+namespace {
+
+// A trace whose server fsyncs: its commits wait for the device's flush (a read-only run does not).
+constexpr double kFsyncingPerTxn = 0.05;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The devices' catalogue with `device`'s flush latency set to `latency_s`.
+std::string with_flush_latency(const std::string& devices_yaml, const std::string& device, double latency_s) {
+  YAML::Node doc = YAML::Load(devices_yaml);
+  doc[device]["flush_latency"] = fmt_us(latency_s);
+  YAML::Emitter e;
+  e << doc;
+  return std::string(e.c_str()) + "\n";
+}
+
+// The comment lines a catalogue starts with (what wrote it), which re-emitting it would drop.
+std::string leading_comments(const std::string& yaml) {
+  std::istringstream in(yaml);
+  std::string line, out;
+  while (std::getline(in, line) && line.rfind("#", 0) == 0) out += line + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, const std::string& profile_path,
+                                          std::string& devices_yaml, const FlushFitOptions& options) {
+  // The devices the traces name without measuring them, and the fsyncing traces of each.
+  std::map<std::string, std::vector<std::string>> fsyncing;
+  std::map<std::string, bool> measured;
+  for (const auto& t : traces) {
+    const std::string dev = device_name_for(t);
+    measured[dev] = measured[dev] || !t.fio.empty();
+    if (t.per_txn("Innodb_data_fsyncs").value_or(0) > kFsyncingPerTxn) fsyncing[dev].push_back(t.dir);
+  }
+  std::vector<FlushFit> fits;
+  const YAML::Node catalogue = YAML::Load(devices_yaml);
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("poolsim-flush-fit-" + std::to_string(getpid()) + "-" + std::filesystem::path(profile_path).stem().string() + ".yaml");
+  for (const auto& [device, dirs] : fsyncing) {
+    if (measured[device] || !catalogue[device] || !catalogue[device]["flush_latency"]) continue;
+    FlushFit fit;
+    fit.device = device;
+    fit.traces = static_cast<int>(dirs.size());
+    ValidationOptions validation;
+    validation.profile = profile_path;
+    validation.devices = scratch.string();
+    validation.duration_s = options.duration_s;
+    validation.jobs = options.jobs;
+    auto median_error = [&](double latency_s) {
+      write_output(scratch.string(), with_flush_latency(devices_yaml, device, latency_s));
+      auto doc = validate_traces(dirs, validation);
+      std::vector<double> errors;
+      for (const auto& row : doc["rows"]) errors.push_back(row["error_pct"]["tps"].get<double>());
+      double m = median(errors);
+      fit.evaluations.push_back({latency_s, m});
+      return m;
+    };
+    // A slower flush lowers every fsyncing trace's TPS, about linearly in the flush's log: regula
+    // falsi in logs (the Illinois variant, which halves a stuck end's weight) for a median error of
+    // zero, until the bracket's ratio or the error is small.
+    // The bracket: from the catalogue's figure, halve or double towards zero error until the sign
+    // changes (within options.low_s..high_s).
+    std::string unit_error;
+    const double catalogue_s =
+        parse_quantity(catalogue[device]["flush_latency"].Scalar(), Dimension::Seconds, &unit_error).value_or(options.high_s);
+    double low = std::clamp(catalogue_s, options.low_s, options.high_s), high = low;
+    double at_low = median_error(low), at_high = at_low;
+    bool bracketed = std::abs(at_low) < options.tolerance_pct;  // the catalogue's figure fits already
+    while (!bracketed) {
+      if (at_low > 0) {  // too fast a device even at `high`: slow the flush down
+        if (high >= options.high_s) break;
+        low = high, at_low = at_high;
+        high = std::min(options.high_s, high * 2);
+        at_high = median_error(high);
+      } else {
+        if (low <= options.low_s) break;
+        high = low, at_high = at_low;
+        low = std::max(options.low_s, low / 2);
+        at_low = median_error(low);
+      }
+      bracketed = at_low >= 0 && at_high <= 0;
+    }
+    if (!bracketed) {
+      // No zero between the search's limits: keep the limit whose error is nearer zero, and say so.
+      fit.latency_s = std::abs(at_low) < std::abs(at_high) ? low : high;
+    } else if (low == high) {
+      fit.latency_s = low;
+    } else {
+      int stuck = 0;  // which end stayed put last time: +1 low, -1 high
+      fit.latency_s = std::sqrt(low * high);
+      while (high / low > options.ratio) {
+        const double x0 = std::log(low), x1 = std::log(high);
+        const double x = at_low == at_high ? (x0 + x1) / 2 : x0 + (x1 - x0) * at_low / (at_low - at_high);
+        fit.latency_s = std::exp(x);
+        const double e = median_error(fit.latency_s);
+        if (std::abs(e) < options.tolerance_pct) break;
+        if (e > 0) {
+          low = fit.latency_s, at_low = e;
+          if (stuck == -1) at_high /= 2;
+          stuck = -1;
+        } else {
+          high = fit.latency_s, at_high = e;
+          if (stuck == 1) at_low /= 2;
+          stuck = 1;
+        }
+      }
+    }
+    std::filesystem::remove(scratch);
+    const std::string catalogue_latency = catalogue[device]["flush_latency"].Scalar();
+    std::ostringstream why;
+    why << " flush_latency fitted by poolsim calibrate: " << catalogue_latency << " (the catalogue's class figure) -> "
+        << fmt_us(fit.latency_s) << ", where the median signed TPS error of the " << fit.traces
+        << " calibration traces that fsync, simulated with this profile";
+    if (options.duration_s > 0) why << " (" << options.duration_s << " s each)";
+    why << ", is zero (V: fitted on the calibration traces; regula falsi in log space to within " << options.tolerance_pct
+        << " point or a bracket ratio of " << options.ratio << ").";
+    YAML::Node doc = YAML::Load(devices_yaml);
+    doc[device]["flush_latency"] = fmt_us(fit.latency_s);
+    doc[device]["source"] = doc[device]["source"].Scalar() + why.str();
+    YAML::Emitter e;
+    e << doc;
+    devices_yaml = leading_comments(devices_yaml) + e.c_str() + "\n";
+    std::ostringstream report;
+    report << "  flush latency of " << device << " (no fio flush measured; " << fit.traces
+           << " fsyncing traces): median signed TPS error by latency:";
+    auto sorted = fit.evaluations;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& [latency, error] : sorted) report << " " << fmt_us(latency) << " " << std::showpos << std::setprecision(3) << error << std::noshowpos << " %;";
+    report << " fitted " << fmt_us(fit.latency_s) << (bracketed ? "" : " (no zero in the bracket: the nearer end)") << "\n";
+    fit.report = report.str();
+    fits.push_back(fit);
+  }
+  return fits;
+}
+
+}  // namespace poolsim

@@ -1,0 +1,36 @@
+// The flush latency of a device the traces did not measure, fitted by simulating the calibration
+// traces themselves.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "trace.h"
+
+namespace poolsim {
+
+struct FlushFitOptions {
+  double duration_s = 20;  // simulated seconds per trace and evaluation (a trace's own window when 0)
+  int jobs = 1;            // traces simulated in parallel
+  double low_s = 50e-6, high_s = 10e-3;  // the search's bracket
+  double ratio = 1.05;         // stop when high / low is under this,
+  double tolerance_pct = 0.5;  // or when the median error is within this many points of zero
+};
+
+struct FlushFit {
+  std::string device;
+  double latency_s = 0;
+  int traces = 0;                                          // the fsyncing traces it rests on
+  std::vector<std::pair<double, double>> evaluations;      // (latency, median signed TPS error %)
+  std::string report;
+};
+
+// Devices whose flush latency the traces did not measure (no fio jobs: a catalogue class entry)
+// and whose calibration traces fsync (Innodb_data_fsyncs per transaction above 0.05): for each, the
+// flush latency at which the median signed TPS error of those traces, simulated with the fitted
+// profile (`profile_path`, its devices in `devices_yaml`), is zero, found by regula falsi in log
+// space (the error falls as the flush slows). `devices_yaml` is rewritten with the fitted values and
+// their source. The traces' TPS is what calibration may use: the hold-out is not simulated here.
+std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, const std::string& profile_path,
+                                          std::string& devices_yaml, const FlushFitOptions& options);
+
+}  // namespace poolsim
