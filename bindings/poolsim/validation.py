@@ -54,16 +54,19 @@ class Calibration:
 
 def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
               output: str | os.PathLike | None = None,
-              background: Iterable[str | os.PathLike] = ()) -> Calibration:
+              background: Iterable[str | os.PathLike] = (), duration: float = 20.0,
+              jobs: int | None = None) -> Calibration:
     """Fits a server profile (and device models) to trace directories (traces/README.md).
     ``name`` is the profile's name (default: the stem of ``output``, else "calibrated"); with
     ``output`` the profile and its devices are written as ``poolsim calibrate -o`` does.
     ``background``: traces whose perf_sched_timehist.tsv splits the server's CPU by thread
-    (``poolsim calibrate --background``)."""
+    (``poolsim calibrate --background``). A device the traces did not measure (no fio jobs) gets its
+    flush latency fitted by simulating the traces that fsync, ``duration`` simulated seconds each
+    (0: each trace's own window), ``jobs`` at a time (``poolsim calibrate --duration --jobs``)."""
     dirs = _paths(traces)
     if name is None:
         name = os.path.splitext(os.path.basename(os.fspath(output)))[0] if output else "calibrated"
-    out = _poolsim.calibrate(dirs, name, _paths(background))
+    out = _poolsim.calibrate(dirs, name, _paths(background), float(duration), int(jobs or 0))
     result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"])
     if output is not None:
         result.save(output)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "calibration.h"
+#include "flush_fit.h"
 #include "core/errors.h"
 #include "isolated.h"
 #include "scenario/scenario.h"
@@ -107,19 +108,35 @@ std::string run(const std::string& text, const std::string& origin, const std::v
 }
 
 py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string& name,
-                   const std::vector<std::string>& background_dirs) {
+                   const std::vector<std::string>& background_dirs, double duration_s, int jobs) {
   std::vector<poolsim::Trace> traces, background;
   for (const auto& d : trace_dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
+  py::dict out;
+#ifdef POOLSIM_HAVE_VALIDATION
+  // As `poolsim calibrate`: a device without fio gets its flush latency fitted by simulating the
+  // fsyncing traces, which runs simulations: isolated, as validate() runs them.
+  poolsim::FlushFitOptions options;
+  options.duration_s = duration_s;
+  options.jobs = default_jobs(jobs);
+  const auto doc = nlohmann::json::parse(poolsim_py::run_isolated(
+      [&](const poolsim_py::Progress&) {
+        auto result = poolsim::calibrate_with_flush_fit(traces, name, background, options);
+        return nlohmann::json{{"profile_yaml", result.profile_yaml}, {"devices_yaml", result.devices_yaml}, {"report", result.report}}.dump();
+      },
+      py::none()));
+  for (const char* key : {"profile_yaml", "devices_yaml", "report"}) out[key] = doc[key].get<std::string>();
+#else
+  (void)duration_s, (void)jobs;
   poolsim::CalibrationOutput result;
   {
     py::gil_scoped_release release;
     result = poolsim::calibrate(traces, name, background);
   }
-  py::dict out;
   out["profile_yaml"] = result.profile_yaml;
   out["devices_yaml"] = result.devices_yaml;
   out["report"] = result.report;
+#endif
   return out;
 }
 
@@ -237,8 +254,10 @@ PYBIND11_MODULE(_poolsim, m) {
   m.def("run_many", &run_many, py::arg("specs"), py::arg("jobs") = 0, py::arg("progress") = py::none(),
         "run() for a list of (yaml_text, origin_name, base_dir, overrides) specs, all points in one pool.");
   m.def("calibrate", &calibrate, py::arg("trace_dirs"), py::arg("name"), py::arg("background_dirs") = std::vector<std::string>{},
+        py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
         "Fits a profile to trace directories (background_dirs: traces that split the server's CPU by thread, as "
-        "`poolsim calibrate --background`): {profile_yaml, devices_yaml, report}.");
+        "`poolsim calibrate --background`; duration_s and jobs: the simulations that fit a device's flush latency "
+        "the traces did not measure, as `poolsim calibrate --duration --jobs`): {profile_yaml, devices_yaml, report}.");
   m.def("validate", &validate, py::arg("trace_dirs"), py::arg("profile"), py::arg("devices") = "",
         py::arg("duration_s") = 0.0, py::arg("jobs") = 0,
         "Simulates each trace's configuration and compares (JSON {rows, summary}).");

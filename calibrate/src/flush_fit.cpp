@@ -157,4 +157,21 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
   return fits;
 }
 
+CalibrationOutput calibrate_with_flush_fit(const std::vector<Trace>& traces, const std::string& name,
+                                           const std::vector<Trace>& background_traces, const FlushFitOptions& options) {
+  CalibrationOutput out = calibrate(traces, name, background_traces);
+  const auto scratch = std::filesystem::temp_directory_path() / ("poolsim-calibrate-" + std::to_string(getpid()) + ".yaml");
+  write_output(scratch.string(), out.profile_yaml);
+  std::vector<FlushFit> fits;
+  try {
+    fits = fit_flush_latencies(traces, scratch.string(), out.devices_yaml, options);
+  } catch (...) {
+    std::filesystem::remove(scratch);
+    throw;
+  }
+  std::filesystem::remove(scratch);
+  for (const auto& f : fits) out.report += f.report;
+  return out;
+}
+
 }  // namespace poolsim

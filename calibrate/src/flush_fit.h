@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration.h"
 #include "trace.h"
 
 namespace poolsim {
@@ -32,5 +33,10 @@ struct FlushFit {
 // their source. The traces' TPS is what calibration may use: the hold-out is not simulated here.
 std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, const std::string& profile_path,
                                           std::string& devices_yaml, const FlushFitOptions& options);
+
+// calibrate(), then fit_flush_latencies() with the fitted profile (in a scratch file, removed after),
+// the fits' lines appended to the report: what `poolsim calibrate` and the Python bindings run.
+CalibrationOutput calibrate_with_flush_fit(const std::vector<Trace>& traces, const std::string& name,
+                                           const std::vector<Trace>& background_traces, const FlushFitOptions& options);
 
 }  // namespace poolsim

@@ -89,23 +89,10 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
-  auto result = poolsim::calibrate(traces, profile_name, background);
+  // A device the traces did not measure keeps its catalogue figures but gets its flush latency
+  // fitted by simulating the fsyncing traces with the profile.
+  auto result = poolsim::calibrate_with_flush_fit(traces, profile_name, background, flush_fit);
   std::cerr << result.report;
-  // A device the traces did not measure keeps its catalogue figures, but its flush latency shows in
-  // every fsyncing trace's TPS: fitted by simulating them with the profile (written to a scratch
-  // file first, so that both outputs are written whole, or neither).
-  const auto scratch_profile = std::filesystem::temp_directory_path() /
-                               ("poolsim-calibrate-" + std::to_string(getpid()) + "-" + std::filesystem::path(out).filename().string());
-  poolsim::write_output(scratch_profile.string(), result.profile_yaml);
-  std::vector<poolsim::FlushFit> fits;
-  try {
-    fits = poolsim::fit_flush_latencies(traces, scratch_profile.string(), result.devices_yaml, flush_fit);
-  } catch (...) {
-    std::filesystem::remove(scratch_profile);
-    throw;
-  }
-  std::filesystem::remove(scratch_profile);
-  for (const auto& f : fits) std::cerr << f.report;
   poolsim::write_output(out, result.profile_yaml);
   poolsim::write_output(poolsim::devices_file_for(out), result.devices_yaml);
   std::cerr << "poolsim calibrate: wrote " << out << " and " << poolsim::devices_file_for(out) << "\n";
