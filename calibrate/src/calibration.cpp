@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "core/queueing.h"
 #include "core/units.h"
+#include "platform/device.h"
 #include "scenario/builtin_catalogue.h"
 #include "scenario/scenario.h"
 
@@ -468,13 +469,27 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
                     (storage["model_note"] ? ": " + storage["model_note"].Scalar() : std::string()) +
                     ". Its figures: " + entry["source"].Scalar() + " host_cpu_per_io fitted by poolsim calibrate.";
   entry["host_cpu_per_io"] = fmt_us(host_cpu_s);
-  // A device that sustained more writes in the calibration traces than the entry's steady-state
-  // write rate drains its buffer at least that fast: the measured rate is a lower bound.
+  // A device that sustained more writes in the calibration traces than the entry lets its buffer
+  // drain drains at least that fast: the measured rate is a lower bound. With raw_capacity the
+  // entry's drain depends on the data held and is at most its flash program rate (a device holding
+  // almost nothing), so only a measured rate above that contradicts it; the raised entry then drains
+  // at the measured rate whatever it holds.
   std::string unit_error;
   double block = entry["reference_block"] ? parse_quantity(entry["reference_block"].Scalar(), Dimension::Bytes, &unit_error).value_or(4096) : 4096;
   double write_iops = parse_quantity(entry["write_iops"].Scalar(), Dimension::PerSecond, &unit_error).value_or(0);
-  if (sustained_write_Bps > write_iops * block) {
+  auto quantity_of = [&](const char* key, Dimension dim) {
+    return entry[key] ? parse_quantity(entry[key].Scalar(), dim, &unit_error).value_or(0) : 0.0;
+  };
+  double capacity = quantity_of("capacity", Dimension::Bytes), raw = quantity_of("raw_capacity", Dimension::Bytes);
+  double interface_Bps = quantity_of("write_bandwidth", Dimension::BytesPerSecond);
+  double drain_bound_Bps = write_iops * block;
+  if (raw > capacity && capacity > 0) {
+    drain_bound_Bps *= write_amplification(raw / capacity);
+    if (interface_Bps > 0) drain_bound_Bps = std::min(drain_bound_Bps, interface_Bps);
+  }
+  if (sustained_write_Bps > drain_bound_Bps) {
     entry["write_iops"] = std::to_string(std::lround(sustained_write_Bps / block)) + "/s";
+    entry.remove("raw_capacity");
     entry["source"] = entry["source"].Scalar() + " write_iops raised from " + std::to_string(std::lround(write_iops)) +
                       "/s to the rate one member sustained in the calibration traces (iostat wMB/s, mean over a run, the"
                       " highest run: " + std::to_string(std::lround(sustained_write_Bps / 1e6)) + " MB/s; V, measured, a lower bound).";
