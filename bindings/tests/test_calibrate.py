@@ -63,3 +63,16 @@ def test_validate_table(root):
     compared = rows[rows["predicted_ops_per_s"].notna()] if "predicted_ops_per_s" in rows else rows.iloc[0:0]
     assert len(compared) >= 1 and (compared["measured_ops_per_s"] > 0).all()
     assert isinstance(plots.predicted_vs_measured(v, "ops_per_s"), Figure)
+
+
+@pytest.mark.skipif(not poolsim._poolsim.has_validation, reason="built without validation.cpp")
+def test_calibrate_fits_a_flush_the_traces_did_not_measure(root):
+    # The MDEV-13845 runs name a catalogue SATA SSD and have no fio: calibrate simulates the runs that
+    # fsync to fit its flush latency, as `poolsim calibrate --duration --jobs` does.
+    base = root / "traces" / "mdev-13845"
+    dirs = [base / run for run in ("bp16G-ro-t1", "bp16G-rw22-t1", "bp16G-rw50-t2", "bp16G-rw100-t4")]
+    if not all((d / "meta.yaml").exists() for d in dirs):
+        pytest.skip("the mdev-13845 traces are not there")
+    c = poolsim.calibrate(dirs, name="py-flush", duration=5, jobs=2)
+    assert "flush latency of mdev-13845-sata" in c.report
+    assert "flush_latency fitted by poolsim calibrate" in c.devices_yaml
