@@ -217,6 +217,15 @@ TEST(Trace, TruncatedSysbenchLogNamesFileAndLine) {
   EXPECT_CONTAINS(e, "truncated");
 }
 
+TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "duplicate-key");
+  replace_in_meta(dir, "  threads: 4", "  threads: 4\n  threads: 16");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "workload.threads");
+  EXPECT_CONTAINS(e, "duplicate key 'threads'");
+}
+
 TEST(Trace, ARunWithNoTransactionOrAnotherThreadCountIsRefused) {
   // Zero transactions gave an infinite error in validate's table; a meta.yaml whose thread count is
   // not the log's simulated another configuration against this one's figures.

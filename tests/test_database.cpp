@@ -69,8 +69,19 @@ const char* kSmallDatabase =
     "database: {buffer_pool: 8MiB, io_capacity: 2000}\n"
     "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 3s}\n";
 
+// kSmallDatabase with the top-level sections of `extra` in place of its own (a mapping holds a key
+// once, so a section cannot simply be appended again).
+std::string small_database_with(const std::string& extra) {
+  YAML::Node base = YAML::Load(kSmallDatabase), sections = YAML::Load(extra);
+  if (sections.IsMap())
+    for (const auto& section : sections) base[section.first.Scalar()] = section.second;
+  YAML::Emitter out;
+  out << base;
+  return std::string(out.c_str()) + "\n";
+}
+
 nlohmann::ordered_json run(const std::string& extra) {
-  return run_point(scenario_from(std::string(kSmallDatabase) + extra));
+  return run_point(scenario_from(small_database_with(extra)));
 }
 
 // The message of the error loading `yaml` after a two-core host on a local NVMe SSD ("" if none).
@@ -520,9 +531,8 @@ TEST(Database, FlushLogAtCommitTwoMakesNoFsyncPerCommit) {
 
 TEST(Database, AtomicWritesHalvePageWrites) {
   // The Shannon card supports atomic writes; with them InnoDB skips the doublewrite buffer.
-  auto with_dw = run_points(load_scenarios_from_text(std::string(kSmallDatabase) +
-                                                         "storage: {kind: local, device: shannon-direct-io-g3i}\n"
-                                                         "sweep: {database.atomic_writes: [false, true]}\n",
+  auto with_dw = run_points(load_scenarios_from_text(small_database_with("storage: {kind: local, device: shannon-direct-io-g3i}\n"
+                                                                         "sweep: {database.atomic_writes: [false, true]}\n"),
                                                      "t.yaml"),
                             2);
   double doublewrite = with_dw[0]["innodb"][0]["page_writes_per_txn"].get<double>();
@@ -1087,4 +1097,14 @@ TEST(Database, ThePoolsFramesAreItsPagesLessTheDescriptors) {
   const std::string profile = mariadb_profile_with("frames-profile.yaml", "{pool_frames_ratio: 0.990234}");
   auto r = run("database: {buffer_pool: 1GiB, profile: \"" + profile + "\"}\nsimulation: {warmup: 0.1s, batch: 0.1s, min_batches: 2, max_duration: 0.2s}\n");
   EXPECT_EQ(r["innodb"][0]["frames"].get<double>(), 64896.0);
+}
+
+TEST(Results, APointThatCompletesNoTransactionSaysItsLatencyIsNotMeasured) {
+  // An empty histogram reads as zero latency; the point must say that nothing was measured.
+  auto points = load_scenarios_from_text(kSmallDatabase, "t.yaml", {parse_override("compute.core_speed=1e-9")});
+  auto r = run_point(points.front());
+  EXPECT_EQ(r["transactions"].get<double>(), 0.0);
+  ASSERT_TRUE(r.contains("warnings"));
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("no transaction completed"), std::string::npos);
+  EXPECT_FALSE(run(std::string()).contains("warnings"));
 }

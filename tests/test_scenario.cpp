@@ -212,6 +212,16 @@ TEST(ScenarioErrors, YamlSyntaxErrorHasALine) {
   EXPECT_CONTAINS(e, "YAML syntax error");
 }
 
+TEST(ScenarioErrors, DuplicateKeyIsRefusedWithBothLines) {
+  // yaml-cpp keeps both entries and a lookup sees the first: the second value would be ignored.
+  auto e = error_of("compute:\n  cores: 8\n  cores: 16\n");
+  EXPECT_CONTAINS(e, "bad.yaml:3:3");
+  EXPECT_CONTAINS(e, "compute.cores");
+  EXPECT_CONTAINS(e, "duplicate key 'cores' (first at line 2)");
+  e = error_of("storage:\n  kind: pool\n  nodes:\n    - {name: a, devices: 2, devices: 4}\n");
+  EXPECT_CONTAINS(e, "storage.nodes[0].devices");
+}
+
 TEST(ScenarioErrors, DeviceEntryWithoutSource) {
   auto e = error_of("devices:\n  mine:\n    kind: nvme\n    capacity: 1TB\n");
   EXPECT_CONTAINS(e, "devices.mine");
@@ -230,6 +240,10 @@ TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
   EXPECT_CONTAINS(e, "--set compute.cores=lots");
   EXPECT_CONTAINS(e, "expected an integer");
   EXPECT_CONTAINS(error_of("{}", {Override{"compute.cores", "[1,"}}), "cannot parse value");
+  // A section the file gives as a scalar is an error, not replaced by the --set's mapping.
+  e = error_of("simulation: se\n", {parse_override("simulation.max_duration=1s")});
+  EXPECT_CONTAINS(e, "bad.yaml:1:13");
+  EXPECT_CONTAINS(e, "expected a mapping (--set simulation.max_duration goes inside it)");
 }
 
 TEST(ScenarioErrors, SweepOfAnUnknownKeyOrBadValue) {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "scenario/scenario.h"  // parse_yaml
 #include "scenario/schema.h"
 
 namespace poolsim {
@@ -606,12 +607,7 @@ Trace load_trace(const std::string& dir) {
   t.dir = dir;
   while (t.dir.size() > 1 && t.dir.back() == '/') t.dir.pop_back();
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
-  YAML::Node meta;
-  try {
-    meta = YAML::Load(slurp(meta_file));
-  } catch (const YAML::Exception& e) {
-    throw InputError({meta_file, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
-  }
+  YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
   validate(meta, meta_schema(), Origin{meta_file, {}});
   t.meta = with_defaults(meta, meta_schema());
   std::string log = (fs::path(dir) / "sysbench.log").string();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -241,12 +242,42 @@ std::string read_file(const std::string& path, const SourceLocation& referenced_
   return buffer.str();
 }
 
+namespace {
+
+// YAML forbids a key twice in one mapping, but yaml-cpp keeps both and a lookup returns one of them:
+// the other value would be ignored without a word.
+void reject_duplicate_keys(const YAML::Node& node, const std::string& path, const std::string& origin_name) {
+  if (node.IsMap()) {
+    std::map<std::string, int> first_line;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
+      const std::string key_path = path.empty() ? key : path + "." + key;
+      if (entry.first.IsScalar()) {
+        auto [it, inserted] = first_line.emplace(key, entry.first.Mark().line + 1);
+        if (!inserted)
+          throw InputError({origin_name, entry.first.Mark().line + 1, entry.first.Mark().column + 1}, key_path,
+                           "duplicate key '" + key + "' (first at line " + std::to_string(it->second) +
+                               "): a mapping may hold a key once");
+      }
+      reject_duplicate_keys(entry.second, key_path, origin_name);
+    }
+  } else if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i)
+      reject_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", origin_name);
+  }
+}
+
+}  // namespace
+
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
+  YAML::Node doc;
   try {
-    return YAML::Load(text);
+    doc = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
+  reject_duplicate_keys(doc, "", origin_name);
+  return doc;
 }
 
 namespace {
@@ -261,14 +292,20 @@ YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializ
 }
 
 // Sets node[path] = value, creating maps along the way.
-void set_path(YAML::Node root, const std::string& path, const YAML::Node& value) {
+void set_path(YAML::Node root, const std::string& path, const YAML::Node& value, const std::string& origin_name) {
   std::vector<std::string> parts;
   std::stringstream in(path);
   std::string part;
   while (std::getline(in, part, '.')) parts.push_back(part);
   std::vector<YAML::Node> chain{root};
+  std::string prefix;
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    prefix += (i ? "." : "") + parts[i];
     YAML::Node next = chain.back()[parts[i]];
+    // A section the file gives as a value: the --set must not replace it with a mapping unseen.
+    if (next && !next.IsNull() && !next.IsMap())
+      throw InputError({origin_name, next.Mark().line + 1, next.Mark().column + 1}, prefix,
+                       "expected a mapping (--set " + path + " goes inside it)");
     if (!next || !next.IsMap()) {
       chain.back()[parts[i]] = YAML::Node(YAML::NodeType::Map);
       next = chain.back()[parts[i]];
@@ -792,7 +829,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       throw InputError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, "cannot parse value: " + e.msg);
     }
     if (o.path.rfind("sweep.", 0) != 0) {
-      set_path(root, o.path, value);
+      set_path(root, o.path, value, origin_name);
       origin.overridden[o.path] = "--set " + o.path + "=" + o.value;
       fixed_params[o.path] = scalar_to_json(value);
     } else {

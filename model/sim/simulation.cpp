@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <iostream>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +218,15 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    {"latency_p95_ms", state.p95_latency.estimate(confidence).half_width * 1e3},
                    {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
     out["transactions"] = measurement.operations;
+    if (measurement.operations == 0) {
+      // An empty histogram reads as zero latency: say that nothing was measured rather than print it.
+      std::ostringstream warning_text;
+      warning_text << "no transaction completed in the measured " << elapsed
+                   << " s: latency_ms is not a measurement (every transaction took longer)";
+      const std::string warning = warning_text.str();
+      out["warnings"].push_back(warning);
+      std::cerr << "poolsim: warning: " << scenario.name << " " << scenario.params.dump() << ": " << warning << "\n";
+    }
     database->report(out, elapsed);
   } else if (ndb) {
     out["ops_per_s"] = throughput.mean;
