@@ -226,6 +226,15 @@ TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   EXPECT_CONTAINS(e, "duplicate key 'threads'");
 }
 
+TEST(Trace, AnEmptyOptionalFileIsRefused) {
+  // status/diskstats files are optional, but one that is there and empty would drop its comparisons.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "empty-status");
+  std::ofstream(dir + "/status_after.tsv") << "\n";
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:1");
+  EXPECT_CONTAINS(e, "empty");
+}
+
 TEST(Trace, ARunWithNoTransactionOrAnotherThreadCountIsRefused) {
   // Zero transactions gave an infinite error in validate's table; a meta.yaml whose thread count is
   // not the log's simulated another configuration against this one's figures.

@@ -620,18 +620,26 @@ Trace load_trace(const std::string& dir) {
                      "says " + std::to_string(t.meta["workload"]["threads"].as<int>()) + " threads but sysbench.log:" +
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
+  // An optional file that is there holds something: an empty one is a capture cut short, and its
+  // comparisons would vanish without a word.
+  auto slurp_present = [](const fs::path& p) {
+    std::string text = slurp(p.string());
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+      throw InputError({p.string(), 1, 1}, "", "the file is empty (a capture cut short?): remove it or capture again");
+    return text;
+  };
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
-    if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp(p.string()), p.string());
+    if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string());
   }
   auto variables = fs::path(dir) / "variables.tsv";
-  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp(variables.string()), variables.string());
+  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string());
 
   auto iostat = fs::path(dir) / "iostat.txt";
-  if (fs::exists(iostat)) t.iostat = parse_iostat(slurp(iostat.string()), iostat.string());
+  if (fs::exists(iostat)) t.iostat = parse_iostat(slurp_present(iostat), iostat.string());
   for (const char* which : {"diskstats_before.txt", "diskstats_after.txt"}) {
     auto p = fs::path(dir) / which;
-    if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp(p.string()), p.string());
+    if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp_present(p), p.string());
   }
   auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
   if (fs::exists(bursts)) {
