@@ -474,19 +474,9 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
   // entry's drain depends on the data held and is at most its flash program rate (a device holding
   // almost nothing), so only a measured rate above that contradicts it; the raised entry then drains
   // at the measured rate whatever it holds.
-  std::string unit_error;
-  double block = entry["reference_block"] ? parse_quantity(entry["reference_block"].Scalar(), Dimension::Bytes, &unit_error).value_or(4096) : 4096;
-  double write_iops = parse_quantity(entry["write_iops"].Scalar(), Dimension::PerSecond, &unit_error).value_or(0);
-  auto quantity_of = [&](const char* key, Dimension dim) {
-    return entry[key] ? parse_quantity(entry[key].Scalar(), dim, &unit_error).value_or(0) : 0.0;
-  };
-  double capacity = quantity_of("capacity", Dimension::Bytes), raw = quantity_of("raw_capacity", Dimension::Bytes);
-  double interface_Bps = quantity_of("write_bandwidth", Dimension::BytesPerSecond);
-  double drain_bound_Bps = write_iops * block;
-  if (raw > capacity && capacity > 0) {
-    drain_bound_Bps *= write_amplification(raw / capacity);
-    if (interface_Bps > 0) drain_bound_Bps = std::min(drain_bound_Bps, interface_Bps);
-  }
+  const DeviceSpec spec = device_from_yaml(model, entry, schema::Origin{t.dir + "/meta.yaml", {}}, "storage.model");
+  const double block = spec.reference_block_bytes, write_iops = spec.write_iops;
+  const double drain_bound_Bps = spec.max_drain_Bps();
   if (sustained_write_Bps > drain_bound_Bps) {
     entry["write_iops"] = std::to_string(std::lround(sustained_write_Bps / block)) + "/s";
     entry.remove("raw_capacity");

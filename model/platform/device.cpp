@@ -47,14 +47,22 @@ double write_amplification(double physical_over_live) {
 }
 
 double DeviceSpec::drain_Bps(double live_bytes) const {
-  double full_span_Bps = write_iops * reference_block_bytes;
-  if (raw_capacity_bytes <= capacity_bytes || capacity_bytes <= 0) return full_span_Bps;
-  // The flash program bandwidth that the datasheet's full-span rate implies, spent on host writes
-  // at the amplification of the data actually held; no faster than the host interface takes them.
+  if (raw_capacity_bytes <= capacity_bytes || capacity_bytes <= 0) return write_iops * reference_block_bytes;
+  // The flash program bandwidth spent on host writes at the amplification of the data actually
+  // held; no faster than the host interface takes them.
   double live = live_bytes > 0 ? std::min(live_bytes, capacity_bytes) : capacity_bytes;
-  double program_Bps = full_span_Bps * write_amplification(raw_capacity_bytes / capacity_bytes);
-  double drain = program_Bps / write_amplification(raw_capacity_bytes / live);
+  double drain = program_Bps() / write_amplification(raw_capacity_bytes / live);
   return write_bandwidth_Bps > 0 ? std::min(drain, write_bandwidth_Bps) : drain;
+}
+
+double DeviceSpec::max_drain_Bps() const {
+  if (raw_capacity_bytes <= capacity_bytes || capacity_bytes <= 0) return write_iops * reference_block_bytes;
+  return write_bandwidth_Bps > 0 ? std::min(program_Bps(), write_bandwidth_Bps) : program_Bps();
+}
+
+double DeviceSpec::program_Bps() const {
+  // The datasheet's full-span rate is host writes at the amplification of a device full of data.
+  return write_iops * reference_block_bytes * write_amplification(raw_capacity_bytes / capacity_bytes);
 }
 
 int DeviceSpec::units() const {

@@ -71,6 +71,11 @@ struct DeviceSpec {
   // pages of each block it erases; the fewer blocks hold valid data, the less it copies, so the same
   // flash program bandwidth takes more host writes (see write_amplification()).
   double drain_Bps(double live_bytes = 0) const;
+  // The fastest the buffer can drain, whatever the device holds: the flash program rate (with
+  // raw_capacity; no faster than the interface), else write_iops.
+  double max_drain_Bps() const;
+  // The flash program rate the full-span write_iops implies (raw_capacity > capacity).
+  double program_Bps() const;
 };
 
 // Write amplification of greedy / FIFO garbage collection under uniform random writes, as a function
