@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <tuple>
 
 #include "core/errors.h"
 #include "core/queueing.h"
@@ -64,6 +65,31 @@ bool buffer_pool_instances_apply(const std::string& product, const std::string& 
 std::string zero_lwm_flushing_of(const std::string& product, const std::string& version) {
   if (product == "mariadb" && version_triple(version) >= VersionTriple{10, 5, 9}) return "at_max_dirty";
   return "adaptive";
+}
+
+// A version's compiled defaults for the flushing settings a trace without variables.tsv does not
+// record (traces/mdev-13845): the scenario's own defaults are MySQL 8.0's, which older servers do
+// not share (V: MySQL WL#9707 and WL#9630, the 8.0 changes; MariaDB KB "InnoDB Page Flushing" and
+// its variables' pages).
+//  - innodb_max_dirty_pages_pct / _lwm: 75 % / 0 in MySQL 5.x; 90 % / 10 % from MySQL 8.0. MariaDB:
+//    75 % up to 10.4 and 90 % from 10.5; lwm 0.001 % up to 10.2.1, then 0.
+//  - innodb_page_cleaners: 4, lowered to innodb_buffer_pool_instances, in MySQL 5.7 and 8.0 and
+//    MariaDB 10.2.2-10.5.0; one page cleaner before (MySQL 5.6, MariaDB 10.1) and in MariaDB 10.5.1+,
+//    which ignores the variable.
+struct FlushingDefaults {
+  double max_dirty_pages_pct, max_dirty_pages_pct_lwm;
+  int page_cleaners;  // before the cap at the buffer pool instances
+};
+FlushingDefaults flushing_defaults_of(const std::string& product, const std::string& version) {
+  const VersionTriple v = version_triple(version);
+  if (product == "mariadb") {
+    const double max_dirty = v >= VersionTriple{10, 5, 0} ? 90 : 75;
+    const double lwm = v >= VersionTriple{10, 2, 2} ? 0 : 0.001;
+    const int cleaners = v >= VersionTriple{10, 2, 2} && v < VersionTriple{10, 5, 1} ? 4 : 1;
+    return {max_dirty, lwm, cleaners};
+  }
+  if (v >= VersionTriple{8, 0, 0}) return {90, 10, 4};
+  return {75, 0, v >= VersionTriple{5, 7, 0} ? 4 : 1};
 }
 
 constexpr double kInnodbPageBytes = 16384;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
@@ -944,11 +970,17 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
       << (s["log_files_in_group"] ? s["log_files_in_group"].Scalar() : std::string("1")) << "\n";
   // The flushing thresholds the server ran with, when its variables were recorded (variables.tsv):
   // MariaDB's defaults differ from the scenario's (MySQL's) in the low-water mark, 0 against 10 %.
-  for (const auto& [variable, key] : {std::pair<const char*, const char*>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct"},
-                                      {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm"},
-                                      {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm"}}) {
+  // Where they were not recorded, the version's defaults (flushing_defaults_of).
+  const std::string& product = t.meta["engine"]["product"].Scalar();
+  const std::string& version = t.meta["engine"]["version"].Scalar();
+  const FlushingDefaults defaults = flushing_defaults_of(product, version);
+  for (const auto& [variable, key, default_pct] :
+       {std::tuple<const char*, const char*, double>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct", defaults.max_dirty_pages_pct},
+        {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm", defaults.max_dirty_pages_pct_lwm},
+        {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm", std::nan("")}}) {
     auto v = t.variables.find(variable);
     if (v != t.variables.end()) y << "  " << key << ": " << v->second << "%\n";
+    else if (!std::isnan(default_pct)) y << "  " << key << ": " << default_pct << "%\n";
   }
   // innodb_flush_neighbors as the server ran (variables.tsv), else as meta.yaml's server section says.
   auto neighbors = t.variables.find("innodb_flush_neighbors");
@@ -959,11 +991,23 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
   // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free pages per instance, where
   // the version divides the pool (variables.tsv, else meta.yaml's server section).
-  if (buffer_pool_instances_apply(t.meta["engine"]["product"].Scalar(), t.meta["engine"]["version"].Scalar())) {
-    auto instances = t.variables.find("innodb_buffer_pool_instances");
-    if (instances != t.variables.end()) y << "  buffer_pool_instances: " << instances->second << "\n";
-    else if (s["buffer_pool_instances"]) y << "  buffer_pool_instances: " << s["buffer_pool_instances"].Scalar() << "\n";
+  long instances = 1;
+  if (buffer_pool_instances_apply(product, version)) {
+    auto v = t.variables.find("innodb_buffer_pool_instances");
+    if (v != t.variables.end()) {
+      instances = std::lround(v->second);
+      y << "  buffer_pool_instances: " << instances << "\n";
+    } else if (s["buffer_pool_instances"]) {
+      // Passed as written, for the scenario's checks to judge; a value that is not a number caps nothing.
+      instances = std::max(1L, std::atol(s["buffer_pool_instances"].Scalar().c_str()));
+      y << "  buffer_pool_instances: " << s["buffer_pool_instances"].Scalar() << "\n";
+    }
   }
+  // innodb_page_cleaners as the server ran, else the version's default; the server lowers it to the
+  // buffer pool instances (innodb_page_cleaners in the MySQL 5.7 manual and MariaDB's documentation).
+  auto cleaners = t.variables.find("innodb_page_cleaners");
+  const long page_cleaners = cleaners != t.variables.end() ? std::lround(cleaners->second) : defaults.page_cleaners;
+  y << "  page_cleaners: " << std::max(1L, std::min(page_cleaners, instances)) << "\n";
   // innodb_flush_method fsync reads the data files through the OS page cache. On tmpfs the files are
   // that cache already, and the trace's device (the fitted tmpfs) stands for it: not passed there.
   if (s["flush_method"] && s["flush_method"].Scalar() == "fsync" && t.meta["storage"]["kind"].Scalar() != "tmpfs")
