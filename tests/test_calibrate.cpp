@@ -932,6 +932,24 @@ TEST(Validate, EachTraceCarriesItsOwnTpsInterval) {
   EXPECT_CONTAINS(table, "err%     +-");  // the error's interval beside the TPS error
 }
 
+TEST(Validate, FreePageWaitsAreComparedAsInnodbCountsThem) {
+  // Innodb_buffer_pool_wait_free counts each attempt of a thread that found no free and no clean
+  // page near the tail (MariaDB 10.3: a single-page flush each); the model counts its attempts the
+  // same way. An IO-bound MDEV-13845 run at 64 threads made ~10 per transaction.
+  ValidationOptions o;
+  o.profile = kTraces + "/mdev-13845/profile.yaml";
+  o.duration_s = 2;
+  const std::string dir = kTraces + "/mdev-13845/bp4G-rw80-t64";
+  auto doc = validate_traces({dir}, o);
+  const auto& waits = doc["rows"][0]["counters_per_txn"]["free_page_waits"];
+  EXPECT_NEAR(waits["measured"].get<double>(), *load_trace(dir).per_txn("Innodb_buffer_pool_wait_free"), 1e-12);
+  EXPECT_GT(waits["measured"].get<double>(), 0.5);
+  EXPECT_GT(waits["predicted"].get<double>(), 0.0);
+  // A cached run has none, in the server and in the model.
+  auto cached = validate_traces({kTraces + "/mdev-13845/bp16G-rw50-t8"}, o);
+  EXPECT_EQ(cached["rows"][0]["counters_per_txn"]["free_page_waits"]["predicted"].get<double>(), 0.0);
+}
+
 TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {
   // A host that moved: the trace's own fio jobs give the device's measured figures, the profile's
   // entry its fitted host CPU. Here a disk trace carries the tmpfs fio jobs.

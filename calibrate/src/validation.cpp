@@ -328,7 +328,10 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
         // Clean pages made dirty: the pages written plus the growth of the dirty pages over the run.
         {"pages_dirtied", {{"measured", counter("Innodb_buffer_pool_pages_flushed") + counter("Innodb_buffer_pool_pages_dirty")},
                            {"predicted", db["pages_dirtied_per_txn"]}}},
-        {"pages_made_young", {{"measured", counter("Innodb_buffer_pool_pages_made_young")}, {"predicted", db["young_per_txn"]}}}};
+        {"pages_made_young", {{"measured", counter("Innodb_buffer_pool_pages_made_young")}, {"predicted", db["young_per_txn"]}}},
+        // Threads that found no free and no clean page near the tail: once per attempt to get one
+        // (buf_LRU_get_free_block: a single-page flush each, or a wait for the page cleaner).
+        {"free_page_waits", {{"measured", counter("Innodb_buffer_pool_wait_free")}, {"predicted", db["free_page_attempts_per_txn"]}}}};
     // Dirty pages at the end of the run, in % of the pool's pages (what the page writes follow).
     const auto& after = traces[i].status_after;
     auto dirty = after.find("Innodb_buffer_pool_pages_dirty"), total = after.find("Innodb_buffer_pool_pages_total");

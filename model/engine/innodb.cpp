@@ -363,6 +363,7 @@ void InnodbServer::get_free_frame(ClientThread& t) {
     if (attempt > 0 && evict_clean_near_tail(pool_.resident_pages())) break;
     cleaner_requested_ = true;
     cleaner_wakeup_->notify_all();
+    ++counters.free_page_attempts;  // as InnoDB counts Innodb_buffer_pool_wait_free: once per attempt
     if (profile_.free_page_policy == ServerProfile::FreePagePolicy::SinglePageFlush) {
       if (attempt > 1) sg::this_actor::sleep_for(kFreePageRetrySleep_s);
       single_page_flush();
@@ -1100,6 +1101,7 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"redo_writes_per_s", redo_->writes / elapsed_s},
           {"redo_writes_per_txn", per_txn(redo_->writes)},
           {"free_page_waits_per_s", counters.free_page_waits / elapsed_s},
+          {"free_page_attempts_per_txn", per_txn(counters.free_page_attempts)},
           {"single_page_flushes_per_s", counters.single_page_flushes / elapsed_s},
           {"lru_batches_per_s", counters.lru_batches / elapsed_s},
           {"lru_batch_pages_mean", counters.lru_batches > 0 ? static_cast<double>(counters.lru_batch_pages) / counters.lru_batches : 0.0},

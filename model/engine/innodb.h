@@ -120,7 +120,7 @@ public:
 
   struct Counters {
     std::uint64_t page_reads = 0, page_writes = 0, doublewrite_pages = 0, neighbor_pages = 0, single_page_flushes = 0, deadlocks = 0,
-                  lock_waits = 0, free_page_waits = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
+                  lock_waits = 0, free_page_waits = 0, free_page_attempts = 0, sync_flush_waits = 0, statements = 0, data_fsyncs = 0,
                   commits = 0, page_cache_reads = 0;  // page_cache_reads: page_reads served by the OS page cache
     // The LRU flush's batches (one per instance where the version flushes instance by instance).
     std::uint64_t lru_batches = 0, lru_batch_pages = 0, lru_batch_pages_max = 0;
