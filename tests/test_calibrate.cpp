@@ -612,6 +612,22 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   EXPECT_EQ(rw50.find("adaptive_flushing_lwm"), std::string::npos);
   EXPECT_CONTAINS(local, "page_cleaners: 1\n");
   EXPECT_CONTAINS(local, "max_dirty_pages_pct: 90%\n");
+  {
+    // Instances not recorded at all: 10.3's default, 8 for a pool of 1 GiB or more (then 4 page
+    // cleaners), 1 below.
+    std::string dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw50-t32", "no-instances");
+    YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
+    meta["server"].remove("buffer_pool_instances");
+    std::ofstream(dir + "/meta.yaml") << meta << "\n";
+    const std::string big = scenario_for_trace(load_trace(dir), "p.yaml", {}, 5);
+    EXPECT_CONTAINS(big, "buffer_pool_instances: 8\n");
+    EXPECT_CONTAINS(big, "page_cleaners: 4\n");
+    meta["server"]["buffer_pool"] = "512MiB";
+    std::ofstream(dir + "/meta.yaml") << meta << "\n";
+    const std::string small = scenario_for_trace(load_trace(dir), "p.yaml", {}, 5);
+    EXPECT_CONTAINS(small, "buffer_pool_instances: 1\n");
+    EXPECT_CONTAINS(small, "page_cleaners: 1\n");
+  }
   // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
   // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).
   EXPECT_EQ(local.find("flush_method"), std::string::npos);

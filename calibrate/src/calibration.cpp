@@ -80,6 +80,11 @@ struct FlushingDefaults {
   double max_dirty_pages_pct, max_dirty_pages_pct_lwm;
   int page_cleaners;  // before the cap at the buffer pool instances
 };
+// innodb_buffer_pool_instances where a version divides the pool (buffer_pool_instances_apply) and the
+// trace records none: 8 for a pool of 1 GiB or more, else 1, in MySQL 5.6-8.0 and MariaDB 10.0-10.4
+// (V: the MySQL 5.6/5.7 manuals and the MariaDB KB: "8, or 1 if innodb_buffer_pool_size < 1GB").
+int buffer_pool_instances_default(double pool_bytes) { return pool_bytes >= 1024.0 * 1024 * 1024 ? 8 : 1; }
+
 FlushingDefaults flushing_defaults_of(const std::string& product, const std::string& version) {
   const VersionTriple v = version_triple(version);
   if (product == "mariadb") {
@@ -1001,6 +1006,11 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
       // Passed as written, for the scenario's checks to judge; a value that is not a number caps nothing.
       instances = std::max(1L, std::atol(s["buffer_pool_instances"].Scalar().c_str()));
       y << "  buffer_pool_instances: " << s["buffer_pool_instances"].Scalar() << "\n";
+    } else if (auto pool = parse_quantity(s["buffer_pool"].Scalar(), Dimension::Bytes, nullptr)) {
+      // Not recorded: the version's default for the pool's size (a size that does not parse is the
+      // scenario's to report, below).
+      instances = buffer_pool_instances_default(*pool);
+      y << "  buffer_pool_instances: " << instances << "\n";
     }
   }
   // innodb_page_cleaners as the server ran, else the version's default; the server lowers it to the
