@@ -627,6 +627,11 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
     const std::string small = scenario_for_trace(load_trace(dir), "p.yaml", {}, 5);
     EXPECT_CONTAINS(small, "buffer_pool_instances: 1\n");
     EXPECT_CONTAINS(small, "page_cleaners: 1\n");
+    // MariaDB 5.5 (as MySQL 5.5) defaulted to one instance whatever the pool's size.
+    meta["server"]["buffer_pool"] = "4GiB";
+    meta["engine"]["version"] = "5.5.68";
+    std::ofstream(dir + "/meta.yaml") << meta << "\n";
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 1\n");
   }
   // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
   // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).

@@ -76,14 +76,20 @@ std::string zero_lwm_flushing_of(const std::string& product, const std::string& 
 //  - innodb_page_cleaners: 4, lowered to innodb_buffer_pool_instances, in MySQL 5.7 and 8.0 and
 //    MariaDB 10.2.2-10.5.0; one page cleaner before (MySQL 5.6, MariaDB 10.1) and in MariaDB 10.5.1+,
 //    which ignores the variable.
+//  - innodb_buffer_pool_instances, where a version divides the pool (buffer_pool_instances_apply): 8
+//    for a pool of 1 GiB or more, else 1, from MySQL 5.6 and MariaDB 10.0 (the MySQL 5.6/5.7 manuals
+//    and the MariaDB KB: "8, or 1 if innodb_buffer_pool_size < 1GB"); 1 in MySQL/MariaDB 5.5.
 struct FlushingDefaults {
   double max_dirty_pages_pct, max_dirty_pages_pct_lwm;
   int page_cleaners;  // before the cap at the buffer pool instances
+  bool multi_instance_pool;  // buffer_pool_instances defaults to 8 for a pool of kMultiInstancePoolBytes+
+
+  int buffer_pool_instances(double pool_bytes) const {
+    constexpr double kMultiInstancePoolBytes = 1024.0 * 1024 * 1024;  // 1 GiB, as the manuals give it
+    constexpr int kMultiInstanceDefault = 8;
+    return multi_instance_pool && pool_bytes >= kMultiInstancePoolBytes ? kMultiInstanceDefault : 1;
+  }
 };
-// innodb_buffer_pool_instances where a version divides the pool (buffer_pool_instances_apply) and the
-// trace records none: 8 for a pool of 1 GiB or more, else 1, in MySQL 5.6-8.0 and MariaDB 10.0-10.4
-// (V: the MySQL 5.6/5.7 manuals and the MariaDB KB: "8, or 1 if innodb_buffer_pool_size < 1GB").
-int buffer_pool_instances_default(double pool_bytes) { return pool_bytes >= 1024.0 * 1024 * 1024 ? 8 : 1; }
 
 FlushingDefaults flushing_defaults_of(const std::string& product, const std::string& version) {
   const VersionTriple v = version_triple(version);
@@ -91,10 +97,10 @@ FlushingDefaults flushing_defaults_of(const std::string& product, const std::str
     const double max_dirty = v >= VersionTriple{10, 5, 0} ? 90 : 75;
     const double lwm = v >= VersionTriple{10, 2, 2} ? 0 : 0.001;
     const int cleaners = v >= VersionTriple{10, 2, 2} && v < VersionTriple{10, 5, 1} ? 4 : 1;
-    return {max_dirty, lwm, cleaners};
+    return {max_dirty, lwm, cleaners, v >= VersionTriple{10, 0, 0}};
   }
-  if (v >= VersionTriple{8, 0, 0}) return {90, 10, 4};
-  return {75, 0, v >= VersionTriple{5, 7, 0} ? 4 : 1};
+  if (v >= VersionTriple{8, 0, 0}) return {90, 10, 4, true};
+  return {75, 0, v >= VersionTriple{5, 7, 0} ? 4 : 1, v >= VersionTriple{5, 6, 0}};
 }
 
 constexpr double kInnodbPageBytes = 16384;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
@@ -1009,7 +1015,7 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     } else if (auto pool = parse_quantity(s["buffer_pool"].Scalar(), Dimension::Bytes, nullptr)) {
       // Not recorded: the version's default for the pool's size (a size that does not parse is the
       // scenario's to report, below).
-      instances = buffer_pool_instances_default(*pool);
+      instances = defaults.buffer_pool_instances(*pool);
       y << "  buffer_pool_instances: " << instances << "\n";
     }
   }
