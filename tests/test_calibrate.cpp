@@ -258,6 +258,41 @@ TEST(Trace, MalformedStatusLineNamesFileAndLine) {
   EXPECT_CONTAINS(e, "s.tsv:2");
 }
 
+TEST(Trace, ACounterThatIsNotACountIsAnErrorATextStatusIsNot) {
+  // "12abc", NaN or more than 64 bits would become a wrong figure per transaction; text statuses
+  // (a dump's state) are skipped, and variables.tsv holds versions and paths that start with digits.
+  for (const char* value : {"12abc", "NaN", "99999999999999999999999999", "inf"}) {
+    auto e = error_of([&] { parse_status_tsv(std::string("Uptime\t10\nInnodb_buffer_pool_reads\t") + value + "\n", "s.tsv"); });
+    EXPECT_CONTAINS(e, "s.tsv:2:26");
+    EXPECT_CONTAINS(e, "Innodb_buffer_pool_reads");
+  }
+  auto status = parse_status_tsv("Innodb_buffer_pool_load_status\tBuffer pool(s) load completed\nUptime\t10\n", "s.tsv");
+  EXPECT_EQ(status.size(), 1u);
+  auto variables = parse_status_tsv("version\t10.11.19-MariaDB-0+deb12u1\ninnodb_io_capacity\t200\n", "v.tsv", /*counters=*/false);
+  EXPECT_EQ(variables.count("version"), 0u);
+  EXPECT_DOUBLE_EQ(variables.at("innodb_io_capacity"), 200);
+}
+
+TEST(Trace, ALogWhoseRateDisagreesWithItsCountAndTimeIsAnError) {
+  std::string log = read_file(kTraces + "/local-vm/disk-bp1G-t4/sysbench.log");
+  const std::size_t at = log.find("per sec.)");
+  ASSERT_NE(at, std::string::npos);
+  const std::size_t open = log.rfind('(', at);
+  std::string edited = log.substr(0, open + 1) + "9999.00 " + log.substr(at);
+  auto e = error_of([&] { parse_sysbench_log(edited, "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:");
+  EXPECT_CONTAINS(e, "but the log says 9999");
+  EXPECT_NO_THROW(parse_sysbench_log(log, "x/sysbench.log"));
+}
+
+TEST(Trace, AVersionThatDoesNotReadAsOneIsAnError) {
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "banana");
+  replace_in_meta(dir, "version: \"10.11.19\"", "version: banana");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "engine.version");
+}
+
 TEST(Trace, ACounterThatFellBetweenTheSnapshotsNamesFileLineAndKey) {
   // A restart between the snapshots resets the counters: the delta would be a negative count per
   // transaction (it was fed to the fit and shown as "measured" -10.9 reads per transaction).

@@ -71,6 +71,49 @@ TEST(Cli, OutWritesTheWholeDocument) {
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp-poolsim"));
 }
 
+TEST(Cli, OutFollowsALinkAndRefusesADirectory) {
+  // The rename that makes an output whole would replace a symbolic link with a file: the file the
+  // link names is written instead. A directory is an error, and nothing is left beside it.
+  std::string good = write_temp("good.yaml", kSmall);
+  std::string real = temp_path("real.csv"), link = temp_path("link.csv");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(real, link);
+  auto r = run_cli("run " + good + " --format csv --out " + link);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_GT(std::filesystem::file_size(real), 0u);
+  std::string dir = temp_path("out-dir");
+  std::filesystem::create_directories(dir);
+  r = run_cli("run " + good + " --format csv --out " + dir);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "it is a directory");
+  r = run_cli("run " + good + " --format csv --out " + temp_path("no-such-dir") + "/x.csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "No such file or directory");
+}
+
+TEST(Cli, OutputsThatBelongTogetherAreAllOrNothing) {
+  // calibrate's profile and its devices file: when one cannot be written, neither replaces its target.
+  std::string first = temp_path("together.yaml"), second = temp_path("together-devices.yaml");
+  std::filesystem::remove_all(second);
+  { std::ofstream(first) << "old\n"; }
+  std::filesystem::create_directories(second);
+  EXPECT_THROW(poolsim::write_outputs({{first, "new\n"}, {second, "devices\n"}}), std::runtime_error);
+  std::ifstream in(first);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "old");
+  EXPECT_FALSE(std::filesystem::exists(first + ".tmp-poolsim"));
+}
+
+TEST(Cli, ANumberOptionMustBeFiniteAndNotNegative) {
+  for (const char* value : {"-5", "nan", "inf", "abc"}) {
+    auto r = run_cli("validate --scenario " + kExample + " --table " + kExample + " --max-error " + value);
+    EXPECT_EQ(r.exit_code, 2) << value;
+    EXPECT_CONTAINS(r.err, "finite number >= 0");
+  }
+}
+
 // The foundation issue's "done when": queueing shows (latency rises with depth past the device's
 // parallelism) and the fabric adds latency.
 TEST(Cli, FioExampleShowsQueueingAndFabricLatency) {

@@ -296,3 +296,27 @@ TEST(Scenario, TheMainJobUsesSeedS000sFittedCoreSpeed) {
   auto seed = load_scenarios(dir + "seeds/greatsql-ib-pool.yaml").front();
   EXPECT_EQ(main_job.compute.core_speed, seed.compute.core_speed);
 }
+
+TEST(Scenario, AliasesThatRecurseOrExplodeAreErrorsNotCrashes) {
+  // yaml-cpp resolves an alias into the node it names: one that contains itself would recurse
+  // without end in every walk of the tree, and nested aliases can expand past any memory.
+  EXPECT_CONTAINS(error_of("name: x\nx: &a [*a]\n"), "recursive anchor");
+  EXPECT_CONTAINS(error_of("compute: &c {cores: 2, more: *c}\n"), "recursive anchor");
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char level = 'b'; level <= 'h'; ++level) {
+    laughs += std::string(1, level) + ": &" + level + " [";
+    for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", " : "") + "*" + static_cast<char>(level - 1);
+    laughs += "]\n";
+  }
+  EXPECT_CONTAINS(error_of(laughs), "expands to more than");
+  EXPECT_CONTAINS(error_of("name: x\n", {parse_override("workload.threads=&a [*a]")}), "recursive anchor");
+}
+
+TEST(Scenario, AnEmptyFileAndAnOctalLookingIntegerAreErrors) {
+  // An empty file would run the schema's defaults (a fio job); "010" is 8 to yaml-cpp, 10 to a reader.
+  EXPECT_CONTAINS(error_of(""), "the scenario is empty");
+  EXPECT_CONTAINS(error_of("# only a comment\n"), "the scenario is empty");
+  EXPECT_CONTAINS(error_of("workload: {kind: sysbench, threads: 010}\n"), "leading zero");
+  EXPECT_CONTAINS(error_of("name: x\n", {parse_override("workload.threads=010")}), "leading zero");
+  EXPECT_EQ(load_scenarios_from_text("workload: {kind: sysbench, threads: 10}\n", "ok.yaml").front().workload.threads, 10);
+}

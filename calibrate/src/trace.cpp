@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cctype>
 #include <cmath>
 #include <cerrno>
 #include <filesystem>
@@ -141,12 +142,25 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   // A run that completed nothing has no throughput to compare or fit (its error would be infinite).
   if (r.transactions == 0 || !(r.tps > 0))
     throw InputError({file, transactions_line, 0}, "transactions", "the run completed no transaction: nothing to compare or fit");
+  // The rate sysbench prints is the count over the total time: a log where they disagree was edited
+  // or mangled, and which of the two is right cannot be told. 1 % (or the last printed digit) covers
+  // the rounding of both (every committed trace agrees within 0.01 %).
+  if (r.total_time_s > 0) {
+    const double rate = static_cast<double>(r.transactions) / r.total_time_s;
+    constexpr double kRateTolerance = 0.01, kPrintedDigit = 0.01;
+    if (std::abs(rate - r.tps) > std::max(kRateTolerance * r.tps, kPrintedDigit))
+      throw InputError({file, transactions_line, 0}, "transactions",
+                       std::to_string(r.transactions) + " transactions over the total time of " + std::to_string(r.total_time_s) +
+                           " s make " + std::to_string(rate) + " per second, but the log says " + std::to_string(r.tps));
+  } else if (r.total_time_s == 0 && text.find("total time:") != std::string::npos) {
+    throw InputError({file, n, 0}, "total time", "the total time is 0 s for " + std::to_string(r.transactions) + " transactions");
+  }
   if (r.qps == 0 && r.total_time_s > 0) r.qps = (r.read_queries + r.write_queries + r.other_queries) / r.total_time_s;
   if (r.version.empty()) r.version = "1.0";
   return r;
 }
 
-std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file) {
+std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters) {
   std::map<std::string, double> values;
   std::istringstream in(text);
   std::string line;
@@ -158,9 +172,18 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     if (tab == std::string::npos) throw InputError({file, n, 0}, "", "expected 'name<TAB>value'");
     std::string name = line.substr(0, tab), value = line.substr(tab + 1);
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
+    // SHOW STATUS (`counters`) a value that starts as a number is a counter and must be one: "12abc",
+    // NaN or a count beyond 64 bits would be read as a wrong figure.
+    const bool numeric_start = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-' || value[0] == '+' || value[0] == '.');
+    const bool non_finite_word = value == "nan" || value == "NaN" || value == "NAN" || value == "inf" || value == "-inf" || value == "Infinity";
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
-    if (end != value.c_str() && *end == '\0') values[name] = v;  // non-numeric status values are skipped
+    const bool whole = end != value.c_str() && *end == '\0';
+    constexpr double kCounterMax = 18446744073709551615.0;  // SHOW STATUS counters are unsigned 64-bit at most
+    if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || std::abs(v) > kCounterMax)))
+      throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
+    if (whole) values[name] = v;
   }
   return values;
 }
@@ -610,6 +633,12 @@ Trace load_trace(const std::string& dir) {
   YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
   validate(meta, meta_schema(), Origin{meta_file, {}});
   t.meta = with_defaults(meta, meta_schema());
+  // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
+  // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.
+  static const std::regex kVersion(R"(^\d+\.\d+(\.\d+)?([-+~].*)?$)");
+  if (!std::regex_match(t.meta["engine"]["version"].Scalar(), kVersion))
+    throw InputError(Origin{meta_file, {}}.locate("engine.version", meta["engine"]["version"]), "engine.version",
+                     "'" + t.meta["engine"]["version"].Scalar() + "' is not a server version (MAJOR.MINOR[.PATCH], e.g. \"10.11.19\")");
   std::string log = (fs::path(dir) / "sysbench.log").string();
   t.sysbench = parse_sysbench_log(slurp(log), log);
   // meta.yaml describes the run the log recorded: a thread count that differs would simulate
@@ -630,10 +659,10 @@ Trace load_trace(const std::string& dir) {
   };
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
-    if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string());
+    if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string(), /*counters=*/true);
   }
   auto variables = fs::path(dir) / "variables.tsv";
-  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string());
+  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false);
 
   auto iostat = fs::path(dir) / "iostat.txt";
   if (fs::exists(iostat)) t.iostat = parse_iostat(slurp_present(iostat), iostat.string());

@@ -129,7 +129,9 @@ struct Trace {
 std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file);
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file);
-std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file);
+// SHOW GLOBAL STATUS / VARIABLES as name TAB value; text values are skipped. With `counters` (the
+// status files), a value that starts as a number must be a finite one a 64-bit counter can hold.
+std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters = true);
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
 // `only_commands`: pool only these commands' rows (empty: every command).

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -146,7 +147,9 @@ CsvTable read_csv(const std::string& path) {
   if (!in) throw InputError({path, 0, 0}, "", "cannot read the table");
   std::stringstream buffer;
   buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  std::string text = buffer.str();
+  // A spreadsheet's UTF-8 byte order mark would become part of the first column's name.
+  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
   CsvTable table;
   std::vector<std::string> record;
   std::string field;
@@ -158,6 +161,11 @@ CsvTable read_csv(const std::string& path) {
     if (!blank) {
       if (table.header.empty()) {
         table.header = record;
+        // A column named twice: only one of them would be read, and which is not visible.
+        std::set<std::string> names;
+        for (const auto& name : table.header)
+          if (!names.insert(name).second)
+            throw InputError({path, record_line, 0}, name, "column '" + name + "' appears twice in the header");
       } else {
         if (record.size() != table.header.size())
           throw InputError({path, record_line, 0}, "",
@@ -280,9 +288,20 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
   auto known = load_device_catalogue(catalogues);
   std::string unseen;
   std::set<std::string> added;
+  if (devices.empty())
+    std::fprintf(stderr, "poolsim validate: note: no device catalogue beside the profile (%s) and no --devices\n",
+                 devices_file_for(options.profile).c_str());
   for (const auto& t : traces) {
     std::string name = device_name_for(t);
-    if (!known.count(name) && added.insert(name).second) unseen += device_yaml_for(t, 0.0);
+    if (!known.count(name) && added.insert(name).second) {
+      // Said aloud: a device missing by mistake (a wrong --devices) would otherwise pass for the
+      // device hold-out, with other figures and no fitted host CPU.
+      std::fprintf(stderr,
+                   "poolsim validate: note: device '%s' is not in %s: its figures come from the traces' own fio jobs, "
+                   "without a fitted host CPU (a device the profile never saw)\n",
+                   name.c_str(), devices.empty() ? "the built-in catalogue" : devices.c_str());
+      unseen += device_yaml_for(t, 0.0);
+    }
   }
   if (options.remeasured_devices) unseen += remeasured_devices_yaml(traces, devices, added);
   std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
@@ -568,16 +587,26 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
   return t.str();
 }
 
-bool exceeds(const nlohmann::ordered_json& doc, const ValidationThresholds& th) {
+std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, const ValidationThresholds& th) {
   const auto& s = doc["summary"];
-  auto get = [&](const char* which, const char* figure) {
-    return s[which].contains(figure) ? s[which][figure].get<double>() : 0.0;
-  };
   // The throughput figure: transactions, or business operations where a table measures those.
-  const char* throughput = s["median_abs_error_pct"].contains("tps") ? "tps" : "ops_per_s";
-  return (th.max_median_tps_error_pct > 0 && get("median_abs_error_pct", throughput) > th.max_median_tps_error_pct) ||
-         (th.max_point_tps_error_pct > 0 && get("max_abs_error_pct", throughput) > th.max_point_tps_error_pct) ||
-         (th.max_median_p95_error_pct > 0 && get("median_abs_error_pct", "p95_ms") > th.max_median_p95_error_pct);
+  const char* throughput = s["median_abs_error_pct"].contains("ops_per_s") ? "ops_per_s" : "tps";
+  std::vector<std::string> failures;
+  auto check = [&](double threshold, const char* which, const char* figure, const char* option) {
+    if (threshold <= 0) return;
+    // A gate with nothing to compare fails: an empty or fully skipped table must not pass it.
+    if (!s[which].contains(figure) || s[which][figure].is_null()) {
+      failures.push_back(std::string(option) + ": no row has a measured " + figure + " to compare");
+      return;
+    }
+    const double error = s[which][figure].get<double>();
+    if (error > threshold)
+      failures.push_back(std::string(option) + ": " + which + " " + figure + " " + std::to_string(error) + " % > " + std::to_string(threshold) + " %");
+  };
+  check(th.max_median_tps_error_pct, "median_abs_error_pct", throughput, "--max-error");
+  check(th.max_point_tps_error_pct, "max_abs_error_pct", throughput, "--max-point-error");
+  check(th.max_median_p95_error_pct, "median_abs_error_pct", "p95_ms", "--max-p95-error");
+  return failures;
 }
 
 }  // namespace poolsim

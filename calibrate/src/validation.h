@@ -44,7 +44,7 @@ struct ValidationThresholds {
   double max_point_tps_error_pct = 0;
   double max_median_p95_error_pct = 0;
 };
-// True when the summary exceeds a threshold that is set.
-bool exceeds(const nlohmann::ordered_json& doc, const ValidationThresholds& thresholds);
+// Each threshold that is set and exceeded, or that has no figure to compare (no row compared), as a line.
+std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, const ValidationThresholds& thresholds);
 
 }  // namespace poolsim

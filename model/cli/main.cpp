@@ -2,6 +2,9 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -93,8 +96,7 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   // fitted by simulating the fsyncing traces with the profile.
   auto result = poolsim::calibrate_with_flush_fit(traces, profile_name, background, flush_fit);
   std::cerr << result.report;
-  poolsim::write_output(out, result.profile_yaml);
-  poolsim::write_output(poolsim::devices_file_for(out), result.devices_yaml);
+  poolsim::write_outputs({{out, result.profile_yaml}, {poolsim::devices_file_for(out), result.devices_yaml}});
   std::cerr << "poolsim calibrate: wrote " << out << " and " << poolsim::devices_file_for(out) << "\n";
   return 0;
 }
@@ -104,11 +106,22 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
                      const std::string& format, const std::string& out_path) {
   auto doc = table.empty() ? poolsim::validate_traces(dirs, options) : poolsim::validate_table(scenario, table, options);
   poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_validation_table(doc));
-  bool exceeded = poolsim::exceeds(doc, thresholds);
-  if (exceeded) std::cerr << "poolsim validate: error above the threshold\n";
-  return exceeded ? 1 : 0;
+  const auto failures = poolsim::threshold_failures(doc, thresholds);
+  for (const auto& f : failures) std::cerr << "poolsim validate: " << f << "\n";
+  return failures.empty() ? 0 : 1;
 }
 
+}  // namespace
+
+namespace {
+// A percentage or a duration: a number, finite and not negative (CLI11's NonNegativeNumber lets NaN through).
+const CLI::Validator kFiniteNonNegative(
+    [](const std::string& text) {
+      double v = 0;
+      if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v < 0) return "'" + text + "' is not a finite number >= 0";
+      return std::string();
+    },
+    "NUMBER >= 0");
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -165,7 +178,7 @@ int main(int argc, char** argv) {
   calibrate->add_option("--jobs", flush_fit.jobs, "Traces simulated in parallel where the fit simulates them (a device flush latency the traces did not measure)")
       ->check(CLI::Range(1, 1024));
   calibrate->add_option("--duration", flush_fit.duration_s, "Simulated seconds per trace where the fit simulates them (0: each trace's own window)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kFiniteNonNegative);
 
   poolsim::ValidationOptions validation;
   validation.jobs = default_jobs;
@@ -186,13 +199,17 @@ int main(int argc, char** argv) {
   scenario_opt->needs(table_opt);
   table_opt->needs(scenario_opt);
   dirs_opt->excludes(table_opt);
-  validate->add_option("--max-error", thresholds.max_median_tps_error_pct, "Exit 1 when the median |TPS error| exceeds this percentage");
-  validate->add_option("--max-point-error", thresholds.max_point_tps_error_pct, "Exit 1 when any |TPS error| exceeds this percentage");
-  validate->add_option("--max-p95-error", thresholds.max_median_p95_error_pct, "Exit 1 when the median |p95 error| exceeds this percentage");
+  validate->add_option("--max-error", thresholds.max_median_tps_error_pct, "Exit 1 when the median |TPS error| exceeds this percentage")
+      ->check(kFiniteNonNegative);
+  validate->add_option("--max-point-error", thresholds.max_point_tps_error_pct, "Exit 1 when any |TPS error| exceeds this percentage")
+      ->check(kFiniteNonNegative);
+  validate->add_option("--max-p95-error", thresholds.max_median_p95_error_pct, "Exit 1 when the median |p95 error| exceeds this percentage")
+      ->check(kFiniteNonNegative);
   validate->add_option("--format", validate_format, "Output format")->check(CLI::IsMember({"table", "json"}));
   validate->add_option("--out", validate_out, "Write the output to this file");
   validate->add_option("--jobs", validation.jobs, "Points simulated in parallel")->check(CLI::Range(1, 1024));
-  validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point (default: a trace's own measured window; a table's scenario max_duration)");
+  validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point (default: a trace's own measured window; a table's scenario max_duration)")
+      ->check(kFiniteNonNegative);
 
   bool bench_matrix = false;
   auto* bench = app.add_subcommand("bench", "Print simulation speed and memory figures");
@@ -206,33 +223,45 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitBadInput;
   }
 
+  // What went to standard output must have arrived there (a full disk, a closed pipe): otherwise
+  // the run fails, as a file output would.
+  auto checked_stdout = [](int code) {
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::cerr << "poolsim: error: cannot write to standard output: " << std::strerror(errno) << "\n";
+      return code != 0 ? code : kExitBadInput;
+    }
+    return code;
+  };
   try {
-    if (*run) return run_scenario(file, sets, format, out_path, jobs, run_bounds);
-    if (*plan) {
-      plan_options.prune = !no_prune;
-      plan_options.simulate = !bounds_only;
-      return plan_command(plan_file, plan_options, plan_format, plan_out);
-    }
-    if (*bench) return poolsim::run_bench(bench_matrix, jobs);
-    if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name, background_dirs, flush_fit);
-    if (*validate) {
-      if (validate_table.empty() && (validate_dirs.empty() || !*profile_opt))
-        throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and --profile, or --scenario and --table");
-      return validate_command(validation, validate_dirs, validate_scenario, validate_table, thresholds, validate_format,
-                              validate_out);
-    }
-    if (*schema) {
-      const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema()
-                         : schema_kind == "plan"    ? poolsim::plan_schema()
-                                                    : poolsim::scenario_schema();
-      auto doc = poolsim::schema::to_json_schema(spec);
-      doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
-      doc["title"] = "poolsim " + std::string(schema_kind == "catalogue" ? "device catalogue" : schema_kind);
-      std::cout << doc.dump(2) << "\n";
-      return 0;
-    }
-    // No verb: the main job, the default scenario.
-    return run_scenario(kDefaultScenario, {}, "table", "", default_jobs);
+    return checked_stdout([&]() -> int {
+      if (*run) return run_scenario(file, sets, format, out_path, jobs, run_bounds);
+      if (*plan) {
+        plan_options.prune = !no_prune;
+        plan_options.simulate = !bounds_only;
+        return plan_command(plan_file, plan_options, plan_format, plan_out);
+      }
+      if (*bench) return poolsim::run_bench(bench_matrix, jobs);
+      if (*calibrate) return calibrate_command(trace_dirs, profile_out, profile_name, background_dirs, flush_fit);
+      if (*validate) {
+        if (validate_table.empty() && (validate_dirs.empty() || !*profile_opt))
+          throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and --profile, or --scenario and --table");
+        return validate_command(validation, validate_dirs, validate_scenario, validate_table, thresholds, validate_format,
+                                validate_out);
+      }
+      if (*schema) {
+        const auto& spec = schema_kind == "catalogue" ? poolsim::device_catalogue_schema()
+                           : schema_kind == "plan"    ? poolsim::plan_schema()
+                                                      : poolsim::scenario_schema();
+        auto doc = poolsim::schema::to_json_schema(spec);
+        doc["$schema"] = "https://json-schema.org/draft/2020-12/schema";
+        doc["title"] = "poolsim " + std::string(schema_kind == "catalogue" ? "device catalogue" : schema_kind);
+        std::cout << doc.dump(2) << "\n";
+        return 0;
+      }
+      // No verb: the main job, the default scenario.
+      return run_scenario(kDefaultScenario, {}, "table", "", default_jobs);
+    }());
   } catch (const poolsim::InputError& e) {
     std::cerr << "poolsim: error: " << e.what() << "\n";
     return kExitBadInput;

@@ -235,6 +235,9 @@ TransportCost transport_cost(const std::string& transport) {
 }  // namespace
 
 std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key) {
+  // A directory opens as an empty stream on Linux: it would read as an empty file.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(referenced_from, key, "'" + path + "' is a directory, not a file");
   std::ifstream in(path);
   if (!in) throw InputError(referenced_from, key, "cannot read file '" + path + "'");
   std::stringstream buffer;
@@ -244,9 +247,30 @@ std::string read_file(const std::string& path, const SourceLocation& referenced_
 
 namespace {
 
+// The nodes a document may expand to through its aliases: far above any scenario or trace (the
+// largest, a seed scenario, has a few hundred), far below what exhausts memory; a "billion laughs"
+// document of nested aliases stops here instead of hanging.
+constexpr std::size_t kMaxYamlNodes = 1000000;
+
+struct YamlWalk {
+  const std::string& origin_name;
+  std::vector<YAML::Node> stack;  // the nodes being walked, to find an alias that contains itself
+  std::size_t visited = 0;
+};
+
 // YAML forbids a key twice in one mapping, but yaml-cpp keeps both and a lookup returns one of them:
-// the other value would be ignored without a word.
-void reject_duplicate_keys(const YAML::Node& node, const std::string& path, const std::string& origin_name) {
+// the other value would be ignored without a word. Also rejects what every later walk of the tree
+// would choke on: an alias that contains itself (endless recursion) and an expansion too large.
+void reject_duplicate_keys(const YAML::Node& node, const std::string& path, YamlWalk& walk) {
+  const YAML::Mark at = node.Mark();
+  const SourceLocation where{walk.origin_name, at.line + 1, at.column + 1};
+  if (++walk.visited > kMaxYamlNodes)
+    throw InputError(where, path, "the document expands to more than " + std::to_string(kMaxYamlNodes) +
+                                      " nodes through its aliases");
+  if (!node.IsMap() && !node.IsSequence()) return;
+  for (const YAML::Node& open : walk.stack)
+    if (open.is(node)) throw InputError(where, path, "an alias refers to a node that contains it (a recursive anchor)");
+  walk.stack.push_back(node);
   if (node.IsMap()) {
     std::map<std::string, int> first_line;
     for (const auto& entry : node) {
@@ -255,16 +279,22 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& path, cons
       if (entry.first.IsScalar()) {
         auto [it, inserted] = first_line.emplace(key, entry.first.Mark().line + 1);
         if (!inserted)
-          throw InputError({origin_name, entry.first.Mark().line + 1, entry.first.Mark().column + 1}, key_path,
+          throw InputError({walk.origin_name, entry.first.Mark().line + 1, entry.first.Mark().column + 1}, key_path,
                            "duplicate key '" + key + "' (first at line " + std::to_string(it->second) +
                                "): a mapping may hold a key once");
       }
-      reject_duplicate_keys(entry.second, key_path, origin_name);
+      reject_duplicate_keys(entry.second, key_path, walk);
     }
-  } else if (node.IsSequence()) {
+  } else {
     for (std::size_t i = 0; i < node.size(); ++i)
-      reject_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", origin_name);
+      reject_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", walk);
   }
+  walk.stack.pop_back();
+}
+
+void check_yaml_tree(const YAML::Node& doc, const std::string& origin_name) {
+  YamlWalk walk{origin_name, {}, 0};
+  reject_duplicate_keys(doc, "", walk);
 }
 
 }  // namespace
@@ -276,7 +306,7 @@ YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
   } catch (const YAML::Exception& e) {
     throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
-  reject_duplicate_keys(doc, "", origin_name);
+  check_yaml_tree(doc, origin_name);
   return doc;
 }
 
@@ -817,7 +847,8 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
                                                const std::vector<Override>& overrides, const std::string& base_dir,
                                                bool expand_sweep) {
   YAML::Node root = parse_yaml(yaml_text, origin_name);
-  if (root.IsNull()) root = YAML::Node(YAML::NodeType::Map);
+  // An empty file (or one of comments) would run the schema's defaults, a fio job nobody asked for.
+  if (root.IsNull()) throw InputError({origin_name, 1, 1}, "", "the scenario is empty: a scenario must be a YAML mapping");
   if (!root.IsMap()) throw InputError({origin_name, 1, 1}, "", "a scenario must be a YAML mapping");
   Origin origin{origin_name, {}};
   nlohmann::json fixed_params = nlohmann::json::object();
@@ -828,6 +859,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     } catch (const YAML::Exception& e) {
       throw InputError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, "cannot parse value: " + e.msg);
     }
+    check_yaml_tree(value, "--set " + o.path + "=" + o.value);
     if (o.path.rfind("sweep.", 0) != 0) {
       set_path(root, o.path, value, origin_name);
       origin.overridden[o.path] = "--set " + o.path + "=" + o.value;

@@ -215,6 +215,10 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
     case Kind::Int: {
       long long value = 0;
       if (!parse_integer(text, &value)) fail("expected an integer, got '" + text + "'");
+      // YAML readers disagree on "010" (yaml-cpp, as YAML 1.1, reads it as octal 8): refused rather than guessed.
+      const std::size_t digits = text.find_first_not_of("+-");
+      if (digits != std::string::npos && text[digits] == '0' && text.size() > digits + 1)
+        fail("integer '" + text + "' has a leading zero (YAML 1.1 reads it as octal): write it without");
       check_range(static_cast<double>(value), spec, text, origin, path, node);
       return;
     }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -191,22 +194,82 @@ std::string render(const std::vector<nlohmann::ordered_json>& points, OutputForm
   return out.str();
 }
 
+namespace {
+std::string write_failure(const std::string& what, int error) {
+  return "cannot write " + what + (error ? ": " + std::string(std::strerror(error)) : std::string());
+}
+}  // namespace
+
+namespace {
+// Where `path`'s text goes: the file itself, or the file a symbolic link names (a rename would
+// replace the link). Empty `tmp` for a device or a FIFO, which is written directly.
+struct StagedOutput {
+  std::string path, target, tmp;
+};
+
+StagedOutput stage_output(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  std::error_code ec;  // a path that does not exist yet is the usual case, not an error
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(path, ec))) {
+    // The file the link names, relative to the link's directory (it may not exist yet).
+    const fs::path link = fs::read_symlink(path, ec);
+    if (!ec) target = fs::weakly_canonical(link.is_absolute() ? link : fs::path(path).parent_path() / link, ec);
+    if (ec) throw std::runtime_error(write_failure("'" + path + "'", ec.value()));
+  }
+  const fs::file_status status = fs::status(target, ec);
+  if (fs::is_directory(status)) throw std::runtime_error("cannot write '" + path + "': it is a directory");
+  if (fs::exists(status) && !fs::is_regular_file(status)) return {path, target.string(), ""};
+  // Whole or not at all: a temporary file beside the target, renamed onto it once complete.
+  const std::string tmp = target.string() + ".tmp-poolsim";
+  std::ofstream out(tmp, std::ios::binary);
+  if (!out) throw std::runtime_error(write_failure("'" + path + "'", errno));
+  out << text;
+  if (!out.flush()) {
+    const int error = errno;
+    out.close();
+    std::remove(tmp.c_str());
+    throw std::runtime_error(write_failure("'" + path + "'", error));
+  }
+  return {path, target.string(), tmp};
+}
+
+void commit_output(const StagedOutput& staged, const std::string& text) {
+  if (staged.tmp.empty()) {
+    // A device or a FIFO (/dev/null, a pipe to another program) cannot be replaced whole: the text
+    // goes to it directly, and a failed write is an error.
+    std::ofstream out(staged.target, std::ios::binary);
+    if (!out || !(out << text) || !out.flush()) throw std::runtime_error(write_failure("'" + staged.path + "'", errno));
+    return;
+  }
+  if (std::rename(staged.tmp.c_str(), staged.target.c_str()) != 0) {
+    const int error = errno;
+    std::remove(staged.tmp.c_str());
+    throw std::runtime_error(write_failure("'" + staged.path + "'", error));
+  }
+}
+}  // namespace
+
 void write_output(const std::string& path, const std::string& text) {
   if (path.empty()) {
     std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error(write_failure("to standard output", errno));
     return;
   }
-  std::string tmp = path + ".tmp-poolsim";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw std::runtime_error("cannot write '" + path + "'");
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write '" + path + "'");
+  commit_output(stage_output(path, text), text);
+}
+
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& files) {
+  // Every file complete beside its target before any replaces its target.
+  std::vector<StagedOutput> staged;
+  try {
+    for (const auto& [path, text] : files) staged.push_back(stage_output(path, text));
+  } catch (...) {
+    for (const auto& s : staged)
+      if (!s.tmp.empty()) std::remove(s.tmp.c_str());
+    throw;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write '" + path + "'");
-  }
+  for (std::size_t i = 0; i < staged.size(); ++i) commit_output(staged[i], files[i].second);
 }
 
 }  // namespace poolsim

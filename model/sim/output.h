@@ -2,6 +2,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace poolsim {
@@ -12,5 +13,8 @@ std::string render(const std::vector<nlohmann::ordered_json>& points, OutputForm
 
 // Writes `text` to `path` atomically (a temporary file renamed into place), or to stdout if empty.
 void write_output(const std::string& path, const std::string& text);
+// Several files that belong together (a profile and its devices): each is written beside its
+// target first, and none replaces its target unless all were written.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& files);
 
 }  // namespace poolsim
