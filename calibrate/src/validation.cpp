@@ -297,8 +297,9 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
       // Said aloud: a device missing by mistake (a wrong --devices) would otherwise pass for the
       // device hold-out, with other figures and no fitted host CPU.
       std::fprintf(stderr,
-                   "poolsim validate: note: device '%s' is not in %s: its figures come from the traces' own fio jobs, "
-                   "without a fitted host CPU (a device the profile never saw)\n",
+                   "poolsim validate: note: device '%s' is not in %s: its figures come from the trace (its fio jobs, or the catalogue model its meta.yaml names), "
+                   "without a fitted host CPU (a device the profile never saw; the name is the trace's set and storage kind: "
+                   "the directory that holds the trace, or meta.yaml's capture.trace_set)\n",
                    name.c_str(), devices.empty() ? "the built-in catalogue" : devices.c_str());
       unseen += device_yaml_for(t, 0.0);
     }
