@@ -219,7 +219,9 @@ double parse_measured(const std::string& text, const std::string& path, int line
   try {
     size_t used = 0;
     double v = std::stod(text, &used);
-    if (used == text.size() && std::isfinite(v) && v > 0) return v;
+    // A decimal figure: stod would also read hexadecimal ("0x258" as 600), which no table means.
+    const bool hex = text.find_first_of("xX") != std::string::npos;
+    if (!hex && used == text.size() && std::isfinite(v) && v > 0) return v;
   } catch (const std::exception&) {
   }
   throw InputError({path, line, 0}, column, "expected a positive number, got '" + text + "'");
