@@ -320,3 +320,14 @@ TEST(Scenario, AnEmptyFileAndAnOctalLookingIntegerAreErrors) {
   EXPECT_CONTAINS(error_of("name: x\n", {parse_override("workload.threads=010")}), "leading zero");
   EXPECT_EQ(load_scenarios_from_text("workload: {kind: sysbench, threads: 10}\n", "ok.yaml").front().workload.threads, 10);
 }
+
+TEST(Scenario, ASweepTooLargeToHoldIsAnError) {
+  // 50 x 50 x 50 = 125,000 points: each a scenario in memory and a child process.
+  std::string list;
+  for (int i = 1; i <= 50; ++i) list += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string yaml = "workload: {kind: sysbench}\nsweep:\n  workload.threads: [" + list + "]\n  workload.tables: [" + list +
+                           "]\n  simulation.seed: [" + list + "]\n";
+  const std::string e = error_of(yaml);
+  EXPECT_CONTAINS(e, "bad.yaml:3:");
+  EXPECT_CONTAINS(e, "125000 points");
+}

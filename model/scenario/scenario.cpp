@@ -887,6 +887,15 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       for (const auto& v : it->second) values.push_back(v);
       axes.emplace_back(key, values);
     }
+    // Every point is a scenario held in memory and a child process to run: a product this large is a
+    // mistake (a list meant for one axis written on several), found before it fills the memory.
+    constexpr double kMaxSweepPoints = 100000;
+    double points = 1;
+    for (const auto& axis : axes) points *= static_cast<double>(axis.second.size());
+    if (points > kMaxSweepPoints)
+      throw InputError(origin.locate("sweep", root["sweep"]), "sweep",
+                       "the sweep's product has " + std::to_string(static_cast<long long>(points)) + " points, more than " +
+                           std::to_string(static_cast<long long>(kMaxSweepPoints)) + ": split it into several runs");
   }
   // Variants: each key of each variant must be a scenario key other than the variant machinery.
   if (root["variants"]) {
