@@ -722,6 +722,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
                                                  (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") + "; known: " + all);
   }
   YAML::Node doc = parse_yaml(text, origin_name);
+  // Named at its own first line: an error without a line would be reported at the scenario's key.
+  if (!doc.IsMap()) throw InputError({origin_name, 1, 1}, "", doc.IsNull() ? "the profile is empty" : "a profile must be a YAML mapping");
   validate(doc, profile_schema(), Origin{origin_name, {}});
   doc = with_defaults(doc, profile_schema());
   ServerProfile p;
