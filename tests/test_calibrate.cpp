@@ -285,6 +285,14 @@ TEST(Trace, ALogWhoseRateDisagreesWithItsCountAndTimeIsAnError) {
   EXPECT_NO_THROW(parse_sysbench_log(log, "x/sysbench.log"));
 }
 
+TEST(Trace, ATruncatedFioJsonNamesTheLineWhereItBreaks) {
+  const std::string whole = "{\n  \"jobs\": [\n    {\"jobname\": \"x\"}\n  ]\n}\n";
+  auto e = error_of([&] { parse_fio_json(whole.substr(0, whole.find("x")), "fio/cut.json"); });
+  EXPECT_CONTAINS(e, "fio/cut.json:3:");
+  EXPECT_CONTAINS(e, "truncated");
+  EXPECT_CONTAINS(error_of([] { parse_fio_json("", "fio/empty.json"); }), "(empty)");
+}
+
 TEST(Trace, AVersionThatDoesNotReadAsOneIsAnError) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "banana");
   replace_in_meta(dir, "version: \"10.11.19\"", "version: banana");

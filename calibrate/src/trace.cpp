@@ -339,8 +339,20 @@ IostatReport IostatLog::run_mean() const {
 }
 
 FioResult parse_fio_json(const std::string& text, const std::string& file) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array() || doc["jobs"].empty())
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Where the JSON breaks (a truncated capture ends early): the byte's line and column.
+    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+    const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+    throw InputError({file, line, column}, "", text.find_first_not_of(" \t\r\n") == std::string::npos
+                                                   ? "not fio JSON output (empty)"
+                                                   : "not fio JSON output (the JSON breaks here: truncated, or not JSON)");
+  }
+  if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array() || doc["jobs"].empty())
     throw InputError({file, 0, 0}, "", "not fio JSON output (no 'jobs')");
   const auto& job = doc["jobs"][0];
   if (!job.is_object()) throw InputError({file, 0, 0}, "jobs[0]", "not fio JSON output (a job is not an object)");
