@@ -293,6 +293,37 @@ TEST(Trace, ATruncatedFioJsonNamesTheLineWhereItBreaks) {
   EXPECT_CONTAINS(error_of([] { parse_fio_json("", "fio/empty.json"); }), "(empty)");
 }
 
+TEST(Calibrate, AFixedRateTraceGetsAScenarioTheSimulatorAccepts) {
+  // capture.py --rate: an open loop, which the model's closed-loop warm-up threads cannot precede.
+  const std::string yaml =
+      scenario_for_trace(load_trace(kTraces + "/local-vm/idle/disk-bp3G-t1-rate50"), kTraces + "/local-vm/profile.yaml",
+                         {kTraces + "/local-vm/profile-devices.yaml"}, 5);
+  EXPECT_CONTAINS(yaml, "  rate: 50/s\n");
+  EXPECT_EQ(yaml.find("warmup_threads"), std::string::npos);
+  EXPECT_NO_THROW(load_scenarios_from_text(yaml, "rate-trace"));
+}
+
+TEST(Trace, AMalformedSummaryOrIntervalLineIsNamedWhereItIs) {
+  const std::string log = read_file(kTraces + "/local-vm/disk-bp1G-t4/sysbench.log");
+  auto line_of = [&](const std::string& needle) {
+    return 1 + static_cast<int>(std::count(log.begin(), log.begin() + static_cast<std::ptrdiff_t>(log.find(needle)), '\n'));
+  };
+  std::string nan_rate = log;
+  const std::size_t at = nan_rate.find("per sec.)"), open = nan_rate.rfind('(', at);
+  nan_rate.replace(open + 1, at - open - 1, "nan ");
+  auto e = error_of([&] { parse_sysbench_log(nan_rate, "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:" + std::to_string(line_of("transactions:")) + ":");
+  EXPECT_CONTAINS(e, "malformed 'transactions' line");
+  std::string bad_interval = log;
+  const std::size_t tps = bad_interval.find(" tps: ") + 6;
+  bad_interval.replace(tps, bad_interval.find(' ', tps) - tps, "xyz");
+  EXPECT_CONTAINS(error_of([&] { parse_sysbench_log(bad_interval, "x/sysbench.log"); }), "malformed 'interval' line");
+  // sysbench --rate's queue lines carry no figure the parser reads.
+  std::string with_queue = log;
+  with_queue.insert(with_queue.find("[ "), "[ 5s ] queue length: 1, concurrency: 0\n");
+  EXPECT_NO_THROW(parse_sysbench_log(with_queue, "x/sysbench.log"));
+}
+
 TEST(Trace, AVersionThatDoesNotReadAsOneIsAnError) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "banana");
   replace_in_meta(dir, "version: \"10.11.19\"", "version: banana");

@@ -1043,11 +1043,14 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     << "\n  index_updates: " << o.index_updates << "\n  non_index_updates: " << o.non_index_updates
     << "\n  delete_inserts: " << o.delete_inserts << "\n";
   y << "  threads: " << w["threads"].Scalar() << "\n";
-  // capture.py warms the pool with its own thread count (capture.warmup_threads) for capture.warmup_s.
-  double warmup_threads = capture_value(t, "warmup_threads");
-  if (warmup_threads >= 1) y << "  warmup_threads: " << std::lround(warmup_threads) << "\n";
   // sysbench --rate (capture.py --rate): an open loop of that many transactions per second
-  if (w["rate"] && w["rate"].as<double>() > 0) y << "  rate: " << w["rate"].as<double>() << "/s\n";
+  const bool open_loop = w["rate"] && w["rate"].as<double>() > 0;
+  if (open_loop) y << "  rate: " << w["rate"].as<double>() << "/s\n";
+  // capture.py warms the pool with its own thread count (capture.warmup_threads) for capture.warmup_s.
+  // The model's warm-up threads are a closed loop it stops at the warm-up's end, which an open loop
+  // does not have: a --rate trace warms up at its own rate instead.
+  double warmup_threads = capture_value(t, "warmup_threads");
+  if (warmup_threads >= 1 && !open_loop) y << "  warmup_threads: " << std::lround(warmup_threads) << "\n";
   // The capture's own warm-up before its measured run (capture.warmup_s: the pool starts full of clean
   // pages, as after InnoDB's buffer pool load at startup, and dirty pages build up from there), else 2 s.
   double warmup_s = capture_value(t, "warmup_s");

@@ -101,6 +101,10 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+95 percentile|95th percentile|99th percentile):\s+([\d.]+)(ms)?)");
   const std::regex total_time(R"(^\s*total time:\s+([\d.]+)s)");
   const std::regex threads(R"(^\s*Number of threads:\s*(\d+))");
+  // The lines the parser reads, by their label (an interval line by its tps; with --rate sysbench
+  // also writes "[ 5s ] queue length: ..." lines, which carry no figure read here): one of them that
+  // the patterns above do not match is malformed.
+  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|avg|95th percentile|approx\.\s+95 percentile|99th percentile|total time):|^(\[\s*\d+s\s*\]).*\btps:)");
   int transactions_line = 0;
   std::smatch m;
   while (std::getline(in, line)) {
@@ -133,6 +137,10 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     } else if (std::regex_search(line, m, threads)) {
       r.threads = static_cast<int>(number(m[1], file, n));
       r.threads_line = n;
+    } else if (std::regex_search(line, m, known_label)) {
+      // A line sysbench writes that did not read as its figures: named here, not as a missing line at the end.
+      const std::string label = m[1].matched ? m[1].str() : "interval";
+      throw InputError({file, n, 0}, label, "malformed '" + label + "' line: '" + line + "'");
     }
   }
   if (!saw_transactions)
