@@ -331,3 +331,10 @@ TEST(Scenario, ASweepTooLargeToHoldIsAnError) {
   EXPECT_CONTAINS(e, "bad.yaml:3:");
   EXPECT_CONTAINS(e, "125000 points");
 }
+
+TEST(Scenario, FlushingSettingsInnodbRefusesTogetherAreErrors) {
+  EXPECT_CONTAINS(error_of("database: {io_capacity: 5000, io_capacity_max: 100}\n"), "above io_capacity_max 100");
+  EXPECT_CONTAINS(error_of("database: {max_dirty_pages_pct: 10%, max_dirty_pages_pct_lwm: 50%}\n"), "low-water mark is above");
+  // io_capacity_max 0 is InnoDB's default, max(2000, 2 x io_capacity): never below io_capacity.
+  EXPECT_NO_THROW(load_scenarios_from_text("database: {io_capacity: 5000}\n", "ok.yaml"));
+}

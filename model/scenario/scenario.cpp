@@ -532,6 +532,14 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.max_dirty_pages_ratio = q(db["max_dirty_pages_pct"], Dimension::Ratio);
   d.dirty_pages_lwm_ratio = q(db["max_dirty_pages_pct_lwm"], Dimension::Ratio);
   d.adaptive_flushing_lwm_ratio = q(db["adaptive_flushing_lwm"], Dimension::Ratio);
+  // Settings InnoDB refuses together (it warns and adjusts one of them; the simulator does not guess which).
+  if (d.io_capacity > d.io_capacity_max)
+    throw InputError(origin.locate("database.io_capacity", written_at(raw, "database", {"io_capacity", "io_capacity_max"})), "database.io_capacity",
+                     "io_capacity " + std::to_string(static_cast<long long>(d.io_capacity)) + " is above io_capacity_max " +
+                         std::to_string(static_cast<long long>(d.io_capacity_max)) + " (InnoDB does not allow it)");
+  if (d.dirty_pages_lwm_ratio > d.max_dirty_pages_ratio)
+    throw InputError(origin.locate("database.max_dirty_pages_pct_lwm", written_at(raw, "database", {"max_dirty_pages_pct_lwm", "max_dirty_pages_pct"})),
+                     "database.max_dirty_pages_pct_lwm", "the low-water mark is above max_dirty_pages_pct (InnoDB does not allow it)");
   d.redo_capacity_bytes = q(db["log_file_size"], Dimension::Bytes) * db["log_files_in_group"].as<int>();
   d.flush_log_at_trx_commit = db["flush_log_at_trx_commit"].as<int>();
   d.doublewrite = db["doublewrite"].as<bool>();
