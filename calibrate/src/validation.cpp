@@ -603,8 +603,11 @@ std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, c
       return;
     }
     const double error = s[which][figure].get<double>();
-    if (error > threshold)
-      failures.push_back(std::string(option) + ": " + which + " " + figure + " " + std::to_string(error) + " % > " + std::to_string(threshold) + " %");
+    if (error > threshold) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%s: %s %s %.1f %% is above %g %%", option, which, figure, error, threshold);
+      failures.emplace_back(line);
+    }
   };
   check(th.max_median_tps_error_pct, "median_abs_error_pct", throughput, "--max-error");
   check(th.max_point_tps_error_pct, "max_abs_error_pct", throughput, "--max-point-error");

@@ -111,9 +111,6 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
   return failures.empty() ? 0 : 1;
 }
 
-}  // namespace
-
-namespace {
 // A percentage or a duration: a number, finite and not negative (CLI11's NonNegativeNumber lets NaN through).
 const CLI::Validator kFiniteNonNegative(
     [](const std::string& text) {
