@@ -114,6 +114,18 @@ TEST(Cli, ANumberOptionMustBeFiniteAndNotNegative) {
   }
 }
 
+TEST(Cli, ATraceGivenTwiceToCalibrateAndContradictoryPlanFlagsAreErrors) {
+  const std::string trace = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4";
+  auto r = run_cli("calibrate " + trace + " " + trace + "/ -o " + temp_path("twice.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "given twice");
+  EXPECT_FALSE(std::filesystem::exists(temp_path("twice.yaml")));
+  const std::string plan = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/plans/seed000-ram-or-io.yaml";
+  r = run_cli("plan " + plan + " --bounds-only --cheapest-only");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.out + r.err, "excludes");
+}
+
 // The foundation issue's "done when": queueing shows (latency rises with depth past the device's
 // parallelism) and the fabric adds latency.
 TEST(Cli, FioExampleShowsQueueingAndFabricLatency) {

@@ -338,3 +338,9 @@ TEST(Scenario, FlushingSettingsInnodbRefusesTogetherAreErrors) {
   // io_capacity_max 0 is InnoDB's default, max(2000, 2 x io_capacity): never below io_capacity.
   EXPECT_NO_THROW(load_scenarios_from_text("database: {io_capacity: 5000}\n", "ok.yaml"));
 }
+
+TEST(Scenario, AFioJobUnderAnotherGeneratorAndAKeySetTwiceAreErrors) {
+  EXPECT_CONTAINS(error_of("workload: {kind: sysbench, fio: {rw: randread}}\n"), "would not run");
+  EXPECT_CONTAINS(error_of("workload: {kind: sysbench}\n", {parse_override("workload.threads=2"), parse_override("workload.threads=4")}),
+                  "--set gives this key twice");
+}

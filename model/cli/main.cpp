@@ -89,6 +89,11 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
 int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name,
                       const std::vector<std::string>& background_dirs, const poolsim::FlushFitOptions& flush_fit) {
   std::vector<poolsim::Trace> traces, background;
+  // A trace given twice would count twice in the fit.
+  std::set<std::string> seen;
+  for (const auto& d : dirs)
+    if (!seen.insert(std::filesystem::weakly_canonical(d).string()).second)
+      throw poolsim::InputError({d, 0, 0}, "traces", "the trace is given twice: it would count twice in the fit");
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
@@ -149,11 +154,13 @@ int main(int argc, char** argv) {
   plan->add_option("--jobs", plan_options.jobs, "Configurations simulated in parallel")->check(CLI::Range(1, 1024));
   plan->add_option("--top", plan_options.top, "How many of the cheapest configurations that meet the target to report")
       ->check(CLI::Range(1, 1000));
-  plan->add_flag("--cheapest-only", plan_options.cheapest_only,
+  auto* cheapest_only_flag = plan->add_flag("--cheapest-only", plan_options.cheapest_only,
                  "Simulate in cost order and stop once --top configurations meet the target (no full Pareto front)");
   bool bounds_only = false;
-  plan->add_flag("--bounds-only", bounds_only, "Report costs and analytic bounds only; simulate nothing");
-  plan->add_flag("--no-prune", no_prune, "Simulate every configuration, even those the analytic bound rules out");
+  auto* bounds_only_flag = plan->add_flag("--bounds-only", bounds_only, "Report costs and analytic bounds only; simulate nothing");
+  auto* no_prune_flag = plan->add_flag("--no-prune", no_prune, "Simulate every configuration, even those the analytic bound rules out");
+  // Flags about what to simulate mean nothing when nothing is simulated.
+  bounds_only_flag->excludes(no_prune_flag)->excludes(cheapest_only_flag);
 
   auto* schema = app.add_subcommand("schema", "Print the JSON Schema of scenario files");
   std::string schema_kind = "scenario";

@@ -481,6 +481,13 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
 
   const auto& w = doc["workload"];
   s.workload.kind = w["kind"].Scalar();
+  // A fio job written under another generator would be ignored without a word.
+  if (s.workload.kind != "fio") {
+    const YAML::Node written = written_at(raw, "workload", {"fio"});
+    if (written.IsDefined() && !written.IsNull())
+      throw InputError(origin.locate("workload.fio", written), "workload.fio",
+                       "a fio job under workload.kind " + s.workload.kind + " would not run: remove it, or set kind: fio");
+  }
   const auto& fio = w["fio"];
   s.workload.fio.rw = fio["rw"].Scalar();
   s.workload.fio.block_bytes = q(fio["bs"], Dimension::Bytes);
@@ -862,7 +869,11 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   if (!root.IsMap()) throw InputError({origin_name, 1, 1}, "", "a scenario must be a YAML mapping");
   Origin origin{origin_name, {}};
   nlohmann::json fixed_params = nlohmann::json::object();
+  std::set<std::string> overridden;
   for (const auto& o : overrides) {
+    // The same key twice: the last would win, and the first be ignored without a word.
+    if (!overridden.insert(o.path).second)
+      throw InputError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, "--set gives this key twice");
     YAML::Node value;
     try {
       value = YAML::Load(o.value);
