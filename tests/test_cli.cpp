@@ -114,6 +114,15 @@ TEST(Cli, ANumberOptionMustBeFiniteAndNotNegative) {
   }
 }
 
+TEST(Cli, AKeySetTwiceOnTheCommandLineIsAnError) {
+  // The library applies overrides in order (the Python sweeps override a scenario's own), the
+  // command line refuses the same key typed twice.
+  std::string good = write_temp("good.yaml", kSmall);
+  auto r = run_cli("run " + good + " --set workload.fio.iodepth=2 --set workload.fio.iodepth=4");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set gives this key twice");
+}
+
 TEST(Cli, ATraceGivenTwiceToCalibrateAndContradictoryPlanFlagsAreErrors) {
   const std::string trace = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4";
   auto r = run_cli("calibrate " + trace + " " + trace + "/ -o " + temp_path("twice.yaml"));

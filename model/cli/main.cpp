@@ -35,7 +35,14 @@ const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
                  const std::string& out_path, int jobs, bool bounds_only = false) {
   std::vector<poolsim::Override> overrides;
-  for (const auto& s : sets) overrides.push_back(poolsim::parse_override(s));
+  // A key typed twice on the command line: the last would win, and the first be ignored without a
+  // word (the library applies overrides in order, which the Python sweeps rely on).
+  std::set<std::string> keys;
+  for (const auto& s : sets) {
+    overrides.push_back(poolsim::parse_override(s));
+    if (!keys.insert(overrides.back().path).second)
+      throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");
+  }
   auto points = poolsim::load_scenarios(file, overrides);
   if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
     std::vector<poolsim::Scenario> sysbench;

@@ -838,6 +838,8 @@ std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::s
   std::map<std::string, DeviceSpec> devices;
   auto add = [&](const std::string& text, const std::string& origin_name) {
     YAML::Node doc = parse_yaml(text, origin_name);
+    // An empty file is a mistake (a wrong path, a file cut short); `{}` says "no devices" on purpose.
+    if (doc.IsNull()) throw InputError({origin_name, 1, 1}, "catalogue", "the catalogue file is empty (write {} for no devices)");
     validate(doc, device_catalogue_schema(), Origin{origin_name, {}});
     for (auto it = doc.begin(); it != doc.end(); ++it)
       devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second, Origin{origin_name, {}}, it->first.Scalar());
@@ -869,11 +871,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   if (!root.IsMap()) throw InputError({origin_name, 1, 1}, "", "a scenario must be a YAML mapping");
   Origin origin{origin_name, {}};
   nlohmann::json fixed_params = nlohmann::json::object();
-  std::set<std::string> overridden;
   for (const auto& o : overrides) {
-    // The same key twice: the last would win, and the first be ignored without a word.
-    if (!overridden.insert(o.path).second)
-      throw InputError({"--set " + o.path + "=" + o.value, 0, 0}, o.path, "--set gives this key twice");
     YAML::Node value;
     try {
       value = YAML::Load(o.value);
