@@ -261,7 +261,7 @@ struct YamlWalk {
 // YAML forbids a key twice in one mapping, but yaml-cpp keeps both and a lookup returns one of them:
 // the other value would be ignored without a word. Also rejects what every later walk of the tree
 // would choke on: an alias that contains itself (endless recursion) and an expansion too large.
-void reject_duplicate_keys(const YAML::Node& node, const std::string& path, YamlWalk& walk) {
+void check_yaml_node(const YAML::Node& node, const std::string& path, YamlWalk& walk) {
   const YAML::Mark at = node.Mark();
   const SourceLocation where{walk.origin_name, at.line + 1, at.column + 1};
   if (++walk.visited > kMaxYamlNodes)
@@ -283,18 +283,18 @@ void reject_duplicate_keys(const YAML::Node& node, const std::string& path, Yaml
                            "duplicate key '" + key + "' (first at line " + std::to_string(it->second) +
                                "): a mapping may hold a key once");
       }
-      reject_duplicate_keys(entry.second, key_path, walk);
+      check_yaml_node(entry.second, key_path, walk);
     }
   } else {
     for (std::size_t i = 0; i < node.size(); ++i)
-      reject_duplicate_keys(node[i], path + "[" + std::to_string(i) + "]", walk);
+      check_yaml_node(node[i], path + "[" + std::to_string(i) + "]", walk);
   }
   walk.stack.pop_back();
 }
 
 void check_yaml_tree(const YAML::Node& doc, const std::string& origin_name) {
   YamlWalk walk{origin_name, {}, 0};
-  reject_duplicate_keys(doc, "", walk);
+  check_yaml_node(doc, "", walk);
 }
 
 }  // namespace

@@ -198,9 +198,7 @@ namespace {
 std::string write_failure(const std::string& what, int error) {
   return "cannot write " + what + (error ? ": " + std::string(std::strerror(error)) : std::string());
 }
-}  // namespace
 
-namespace {
 // Where `path`'s text goes: the file itself, or the file a symbolic link names (a rename would
 // replace the link). Empty `tmp` for a device or a FIFO, which is written directly.
 struct StagedOutput {
