@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/huge_pages.h"
+#include "core/prefetch.h"
 
 namespace poolsim {
 
@@ -47,6 +48,10 @@ public:
   bool flagged(std::uint32_t pos) const {
     assert(holds(pos));
     return flags_[(pos & mask_) >> 6] >> (pos & 63) & 1;
+  }
+  // Starts loading the flag's word (a prefetch: `pos` need not be held).
+  void prefetch_flag(std::uint32_t pos) const {
+    if (!flags_.empty()) prefetch_line(&flags_[(pos & mask_) >> 6]);
   }
   void clear_flag(std::uint32_t pos) {
     assert(holds(pos));

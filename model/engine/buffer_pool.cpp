@@ -186,6 +186,10 @@ void BufferPool::rebalance_old() {
     slots_[page].state |= kOld;
     ++old_length_;
   }
+  // The boundary moves by a page or two per insertion or made-young page, and the slot of the page
+  // it moves next is far from the last one: fetched now, it is in the cache when that move comes.
+  if (!young_.empty()) prefetch(young_.back());
+  if (!old_.empty()) prefetch(old_.front());
 }
 
 bool BufferPool::touch(std::uint32_t page, double now_s) {

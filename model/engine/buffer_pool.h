@@ -20,6 +20,7 @@
 
 #include "core/huge_pages.h"
 #include "core/position_ring.h"
+#include "core/prefetch.h"
 
 namespace poolsim {
 
@@ -32,7 +33,14 @@ public:
   // Looks the page up; on a hit updates the LRU and returns true.
   bool touch(std::uint32_t page, double now_s);
   // Starts loading a page's slot into the cache (for loops that know their next pages).
-  void prefetch(std::uint32_t page) const { __builtin_prefetch(&slots_[page]); }
+  void prefetch(std::uint32_t page) const { prefetch_line(&slots_[page]); }
+  // Starts loading what moving a page in the LRU list touches besides its slot (its ring entry's
+  // flag word), for loops that know their next pages; the slot itself should be in the cache
+  // (prefetch() some time before), as its position is read here.
+  void prefetch_links(std::uint32_t page) const {
+    const Slot& slot = slots_[page];
+    if (slot.state & kLinked) ((slot.state & kOld) ? old_ : young_).prefetch_flag(slot.pos);
+  }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }

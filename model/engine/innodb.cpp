@@ -219,17 +219,21 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
   batch.clear();
   bool stuck = false;  // every page pinned by the timed run: nothing to evict
   const bool holds_data = pool_.resident_pages() >= layout_.total_pages() && pool_.free_frames() >= lru_free_target();
-  // The loop is bound by cache misses on the per-page slots, so it runs a transaction behind its
-  // draws: the next transaction's slots are fetched while this one's are used. The draws stay in order.
-  ReplayedTransaction replayed[2];
+  // The loop is bound by cache misses on the per-page slots, so it runs two transactions behind its
+  // draws: the slots of the transaction after next are fetched at its draw, then, their positions
+  // known, the next one's LRU entries, while this one's are used. The draws stay in order.
+  constexpr int kPipeline = 3;
+  ReplayedTransaction replayed[kPipeline];
   int current = 0;
-  draw(replayed[current], holds_data);
+  for (int i = 0; i + 1 < kPipeline; ++i) draw(replayed[i], holds_data);
   while (ff.virtual_s < max_s && ff.reads < max_reads && !stuck && !ff.steady) {
     const std::uint64_t writes_before = ff.page_writes;
     for (std::uint64_t n = 0; n < txn_per_second && !stuck; ++n) {
       const double t = start_s + ff.virtual_s + static_cast<double>(n) * txn_s;
       const auto& [pages, modified, redo_before, redo_bytes] = replayed[current];
-      draw(replayed[current ^ 1], holds_data);
+      const int next = (current + 1) % kPipeline, after_next = (current + 2) % kPipeline;
+      draw(replayed[after_next], holds_data);
+      for (auto page : replayed[next].pages) pool_.prefetch_links(page);
       const std::uint64_t lsn = redo_->lsn();
       for (std::size_t i = 0; i < pages.size() && !stuck; ++i) {
         const std::uint32_t page = pages[i];
@@ -256,7 +260,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
       }
       if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRecordBytes);
       ++ff.transactions;
-      current ^= 1;
+      current = (current + 1) % kPipeline;
     }
     ff.virtual_s += static_cast<double>(txn_per_second) * txn_s;
     // The page cleaner's pass over the flush list, then the LRU flusher's once-a-second batch.
