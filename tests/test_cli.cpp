@@ -2,7 +2,9 @@
 // example of the foundation issue.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <sstream>
 #include <nlohmann/json.hpp>
@@ -74,6 +76,35 @@ TEST(Cli, OutWritesTheWholeDocument) {
   std::getline(in, header);
   EXPECT_CONTAINS(header, "workload.fio.iodepth,iops");
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp-poolsim"));
+}
+
+TEST(Cli, AnInterruptedSweepStopsItsPointsAndLeavesNoFiles) {
+  // SIGTERM (or Ctrl-C) while a sweep's points run in child processes: the children stop, the
+  // directory their results come back through is removed, and poolsim dies of the signal (no output).
+  const std::string scenario = write_temp("interrupted.yaml",
+                                          "storage: {kind: local}\n"
+                                          "workload: {fio: {rw: randread, iodepth: 8}}\n"
+                                          "simulation: {seed: 3, warmup: 1s, batch: 1s, min_batches: 1000, max_duration: 1000s}\n"
+                                          "sweep: {workload.fio.iodepth: [1, 2, 4, 8]}\n");
+  const std::string tmp = temp_path("interrupted-tmp"), status = temp_path("interrupted-status"), out = temp_path("interrupted.json");
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  std::filesystem::remove(out);
+  const std::string command = "TMPDIR=" + tmp + " " + POOLSIM_BINARY + " run " + scenario + " --jobs 2 --format json --out " + out +
+                              " >/dev/null 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid; echo $? >" + status;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream in(status);
+  int code = 0;
+  in >> code;
+  EXPECT_EQ(code, 128 + SIGTERM);
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a poolsim-* directory was left in " << tmp;
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // No child outlives its parent: no process runs the scenario any more (children share its command line).
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream cmdline(entry.path() / "cmdline");
+    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find(scenario), std::string::npos) << "still running: " << entry.path();
+  }
 }
 
 TEST(Cli, OutFollowsALinkAndRefusesADirectory) {

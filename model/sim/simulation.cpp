@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -301,25 +303,92 @@ nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
   return best;
 }
 
+namespace {
+
+// SIGINT or SIGTERM while points run: the handler only notes the signal; the parent's wait loop then
+// stops its children, removes their directory and dies of the signal as it would have.
+volatile std::sig_atomic_t g_interrupt_signal = 0;
+extern "C" void note_interrupt(int signal) { g_interrupt_signal = signal; }
+
+// Takes SIGINT and SIGTERM over while their action is the default one (a host that handles them
+// itself, such as Python, keeps its handlers), and gives them back.
+class InterruptGuard {
+public:
+  InterruptGuard() {
+    for (int i = 0; i < kCount; ++i) {
+      struct sigaction current {};
+      if (sigaction(kSignals[i], nullptr, &current) != 0 || current.sa_handler != SIG_DFL) continue;
+      struct sigaction noting {};
+      noting.sa_handler = note_interrupt;
+      sigemptyset(&noting.sa_mask);
+      installed_[i] = sigaction(kSignals[i], &noting, &saved_[i]) == 0;
+    }
+  }
+  ~InterruptGuard() { restore(); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  void restore() {
+    for (int i = 0; i < kCount; ++i)
+      if (installed_[i]) sigaction(kSignals[i], &saved_[i], nullptr), installed_[i] = false;
+  }
+
+private:
+  static constexpr int kCount = 2;
+  static constexpr int kSignals[kCount] = {SIGINT, SIGTERM};
+  struct sigaction saved_[kCount] {};
+  bool installed_[kCount] = {false, false};
+};
+
+// The child processes of run_points and the directory their results come back through: whatever
+// ends the run (the last point, an exception, a signal), no child outlives it and the directory goes.
+struct PointProcesses {
+  std::string dir;
+  std::map<pid_t, size_t> running;
+  ~PointProcesses() {
+    for (const auto& [pid, point] : running) kill(pid, SIGTERM);
+    for (const auto& [pid, point] : running) waitpid(pid, nullptr, 0);
+    std::error_code ignored;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+}  // namespace
+
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
                                                const std::function<void(size_t, size_t)>& progress,
                                                std::vector<double>* cpu_s) {
   jobs = std::max(1, jobs);
+  InterruptGuard interrupts;
   // Results come back through files in a private directory under TMPDIR.
   std::string dir_template = (std::filesystem::temp_directory_path() / "poolsim-XXXXXX").string();
   const char* dir = mkdtemp(dir_template.data());
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
   std::vector<nlohmann::ordered_json> results(points.size());
   if (cpu_s) cpu_s->assign(points.size(), 0.0);
-  std::map<pid_t, size_t> running;
+  auto processes = std::make_unique<PointProcesses>();
+  processes->dir = dir;
+  auto& running = processes->running;
   size_t next = 0, done = 0;
   auto result_file = [&](size_t i) { return std::string(dir) + "/point-" + std::to_string(i) + ".json"; };
+  // Stops the children, removes the directory, then takes the signal's default action (the exit
+  // status a shell reports for it); a caller that handles the signal itself gets an exception.
+  auto stop_if_interrupted = [&] {
+    const int signal = g_interrupt_signal;
+    if (signal == 0) return;
+    g_interrupt_signal = 0;
+    processes.reset();
+    interrupts.restore();
+    std::raise(signal);
+    throw std::runtime_error(std::string("interrupted by ") + strsignal(signal));
+  };
   std::fflush(nullptr);
   while (done < points.size()) {
+    stop_if_interrupted();
     while (next < points.size() && static_cast<int>(running.size()) < jobs) {
       pid_t pid = fork();
       if (pid < 0) throw std::runtime_error("fork failed");
       if (pid == 0) {
+        interrupts.restore();  // a child dies of the signal, as before
         int code = 0;
         nlohmann::ordered_json r;
         try {
@@ -353,7 +422,10 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
           break;
         }
       }
-      if (it == running.end()) usleep(2000);
+      if (it == running.end()) {
+        stop_if_interrupted();
+        usleep(2000);
+      }
     }
     size_t i = it->second;
     running.erase(it);
@@ -373,8 +445,8 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     ++done;
     if (progress) progress(done, points.size());
   }
-  std::filesystem::remove_all(dir);
-  return results;
+  stop_if_interrupted();
+  return results;  // (the directory goes with `processes`)
 }
 
 }  // namespace poolsim
