@@ -40,9 +40,21 @@ BenchFigures measure(const Scenario& scenario) {
   auto start = std::chrono::steady_clock::now();
   std::fflush(nullptr);
   pid_t pid = fork();
+  if (pid < 0) {
+    std::remove(path);
+    return {};  // not ok: reported as failed
+  }
   if (pid == 0) {
-    auto r = run_point(scenario);
-    std::ofstream(path) << r.dump();
+    // The child never returns into the bench: a failed point leaves no figures (reported as failed).
+    try {
+      auto r = run_point(scenario);
+      std::ofstream(path) << r.dump();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "poolsim bench: %s\n", e.what());
+      std::fflush(nullptr);
+      _exit(3);
+    }
+    std::fflush(nullptr);
     _exit(0);
   }
   int status = 0;
