@@ -345,7 +345,8 @@ struct PointProcesses {
   std::string dir;
   std::map<pid_t, size_t> running;
   ~PointProcesses() {
-    for (const auto& [pid, point] : running) kill(pid, SIGTERM);
+    // SIGKILL: a child holds nothing but its result file, in the directory removed below.
+    for (const auto& [pid, point] : running) kill(pid, SIGKILL);
     for (const auto& [pid, point] : running) waitpid(pid, nullptr, 0);
     std::error_code ignored;
     if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
@@ -385,10 +386,18 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
   while (done < points.size()) {
     stop_if_interrupted();
     while (next < points.size() && static_cast<int>(running.size()) < jobs) {
+      // The signals wait while the child is made, so that it has the default actions before one can
+      // reach it (and dies of it, as before); the parent's arrives when it unblocks them.
+      sigset_t interrupt_signals, previous;
+      sigemptyset(&interrupt_signals);
+      sigaddset(&interrupt_signals, SIGINT);
+      sigaddset(&interrupt_signals, SIGTERM);
+      sigprocmask(SIG_BLOCK, &interrupt_signals, &previous);
       pid_t pid = fork();
+      if (pid == 0) interrupts.restore();
+      sigprocmask(SIG_SETMASK, &previous, nullptr);
       if (pid < 0) throw std::runtime_error("fork failed");
       if (pid == 0) {
-        interrupts.restore();  // a child dies of the signal, as before
         int code = 0;
         nlohmann::ordered_json r;
         try {
