@@ -78,6 +78,25 @@ TEST(Cli, OutWritesTheWholeDocument) {
   EXPECT_FALSE(std::filesystem::exists(out + ".tmp-poolsim"));
 }
 
+TEST(Cli, OnePointShowsItsProgressWhenAsked) {
+  // A single point's progress line (on a terminal, or with POOLSIM_PROGRESS=1) goes to stderr only;
+  // without either, stderr stays quiet and stdout is the same.
+  const std::string one = write_temp("one-point.yaml",
+                                     "storage: {kind: local}\n"
+                                     "workload: {fio: {rw: randread, iodepth: 4}}\n"
+                                     "simulation: {seed: 5, warmup: 5ms, batch: 10ms, max_duration: 100ms}\n");
+  auto quiet = run_cli("run " + one + " --format json");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("measuring:"), std::string::npos);
+  setenv("POOLSIM_PROGRESS", "1", 1);
+  auto shown = run_cli("run " + one + " --format json");
+  unsetenv("POOLSIM_PROGRESS");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_CONTAINS(shown.err, "poolsim: measuring: ");
+  EXPECT_EQ(shown.err.back(), '\n');  // the line is ended when the point ends
+  EXPECT_EQ(shown.out, quiet.out);
+}
+
 TEST(Cli, AnInterruptedSweepStopsItsPointsAndLeavesNoFiles) {
   // SIGTERM (or Ctrl-C) while a sweep's points run in child processes: the children stop, the
   // directory their results come back through is removed, and poolsim dies of the signal (no output).

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <thread>
@@ -59,6 +60,9 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
                               : format == "csv" ? poolsim::OutputFormat::Csv
                                                 : poolsim::OutputFormat::Table;
   bool show_progress = points.size() > 1 && isatty(2);
+  // One point shows its own progress (POOLSIM_PROGRESS=1 asks for it where stderr is not a terminal).
+  const char* progress_env = std::getenv("POOLSIM_PROGRESS");
+  poolsim::set_point_progress(points.size() == 1 && (isatty(2) || (progress_env && std::string(progress_env) == "1")));
   auto results = poolsim::run_points(points, jobs, [&](size_t done, size_t total) {
     if (show_progress) std::cerr << "\rpoolsim: " << done << "/" << total << " points" << (done == total ? "\n" : "") << std::flush;
   });

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -63,7 +64,38 @@ double detect_warmup(Measurement& measurement, const SimulationConfig& sim) {
   return sg::Engine::get_clock() - start;
 }
 
+bool g_point_progress = false;
+
+// The progress line of set_point_progress: rewritten in place, at most once a wall second, and ended
+// with a newline when the point ends.
+class ProgressLine {
+public:
+  void show(const std::function<std::string()>& text) {
+    if (!g_point_progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (shown_ && now - last_ < std::chrono::seconds(1)) return;
+    last_ = now;
+    shown_ = true;
+    std::fprintf(stderr, "\rpoolsim: %-100s", text().c_str());
+    std::fflush(stderr);
+  }
+  ~ProgressLine() {
+    if (shown_) std::fprintf(stderr, "\n");
+  }
+
+private:
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+std::string simulated_seconds(double s) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.0f s simulated", s);
+  return text;
+}
+
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
+  ProgressLine progress;
   if (sim.warmup_auto) {
     state.warmup_s = detect_warmup(measurement, sim);
   } else if (sim.warmup_fast_forward && sim.warmup_turnovers > 0 && state.database) {
@@ -79,6 +111,12 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - timed_s),
                                                         sim.fast_forward_steady, &state.fast_forward_steady);
     phase_mark("fast-forward");
+    progress.show([&] {
+      char text[96];
+      std::snprintf(text, sizeof text, "warm-up: %s, %.0f s of it replayed", simulated_seconds(sg::Engine::get_clock() + state.fast_forward_s).c_str(),
+                    state.fast_forward_s);
+      return std::string(text);
+    });
     sg::this_actor::sleep_for(sim.fast_forward_settle_s);
     state.warmup_s = timed_s;
   } else {
@@ -90,8 +128,15 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     // more turnovers.
     const double start = sg::Engine::get_clock() - state.warmup_s;
     while (!state.fast_forward_steady && state.database->pool_turnovers() < sim.warmup_turnovers &&
-           sg::Engine::get_clock() - start + state.fast_forward_s + sim.batch_s <= sim.max_warmup_s + 1e-9)
+           sg::Engine::get_clock() - start + state.fast_forward_s + sim.batch_s <= sim.max_warmup_s + 1e-9) {
       sg::this_actor::sleep_for(sim.batch_s);
+      progress.show([&] {
+        char text[96];
+        std::snprintf(text, sizeof text, "warm-up: %s, %.2f of %.2f pool turnovers", simulated_seconds(sg::Engine::get_clock() + state.fast_forward_s).c_str(),
+                      state.database->pool_turnovers(), sim.warmup_turnovers);
+        return std::string(text);
+      });
+    }
     state.warmup_s = sg::Engine::get_clock() - start;
     state.warmup_turnovers = state.database->pool_turnovers();
   }
@@ -119,6 +164,17 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     if (state.database) state.database->add_interval_figures(state.series.back(), rate * sim.batch_s);
     measurement.batch_latency.clear();
     int batches = static_cast<int>(state.throughput.size());
+    progress.show([&] {
+      char text[128];
+      if (batches < 2) {
+        std::snprintf(text, sizeof text, "measuring: %d batch", batches);
+      } else {
+        const auto e = state.throughput.estimate(sim.confidence);
+        std::snprintf(text, sizeof text, "measuring: %d batches, %.0f per s +-%.1f %% (stops at +-%.1f %%, %d batches at least)", batches,
+                      e.mean, e.mean > 0 ? 100 * e.half_width / e.mean : 0.0, 100 * sim.target_rel_ci, sim.min_batches);
+      }
+      return std::string(text);
+    });
     // Each estimate is a few passes over all the batches: past 1,000 of them, the stop rule looks
     // every thousandth of the run (stopping at most 0.1 % later) rather than after every batch, so
     // a long run's intervals cost linear, not quadratic, time.
@@ -157,6 +213,8 @@ std::unique_ptr<sg::Engine> create_engine() {
   int argc = static_cast<int>(argv.size());
   return std::make_unique<sg::Engine>(&argc, argv.data());
 }
+
+void set_point_progress(bool on) { g_point_progress = on; }
 
 nlohmann::ordered_json run_point(const Scenario& scenario) {
   phase_mark("start");

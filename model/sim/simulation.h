@@ -17,6 +17,12 @@ std::unique_ptr<simgrid::s4u::Engine> create_engine();
 // Simulates one point in this process and returns its result object (params + figures).
 nlohmann::ordered_json run_point(const Scenario& scenario);
 
+// A one-point run's progress on stderr, one line rewritten at most once a wall second: the warm-up's
+// simulated seconds, then the measured batches and the TPS interval against the stop rule's target
+// (a long point otherwise prints nothing for minutes). Off by default; the CLI turns it on when a
+// single point runs with stderr on a terminal.
+void set_point_progress(bool on);
+
 // The busiest resource of a result (devices, links, CPUs): {"resource", "kind", "utilisation"}, where
 // kind is "SSD", "link", "compute CPU" or "storage CPU"; null when the result reports none.
 nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result);
