@@ -88,12 +88,6 @@ private:
   std::chrono::steady_clock::time_point last_;
 };
 
-std::string simulated_seconds(double s) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.0f s simulated", s);
-  return text;
-}
-
 void controller(Platform& platform, Measurement& measurement, RunState& state, const SimulationConfig& sim) {
   ProgressLine progress;
   if (sim.warmup_auto) {
@@ -113,7 +107,7 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     phase_mark("fast-forward");
     progress.show([&] {
       char text[96];
-      std::snprintf(text, sizeof text, "warm-up: %s, %.0f s of it replayed", simulated_seconds(sg::Engine::get_clock() + state.fast_forward_s).c_str(),
+      std::snprintf(text, sizeof text, "warm-up: %.0f s simulated, %.0f s of it replayed", sg::Engine::get_clock() + state.fast_forward_s,
                     state.fast_forward_s);
       return std::string(text);
     });
@@ -132,7 +126,7 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
       sg::this_actor::sleep_for(sim.batch_s);
       progress.show([&] {
         char text[96];
-        std::snprintf(text, sizeof text, "warm-up: %s, %.2f of %.2f pool turnovers", simulated_seconds(sg::Engine::get_clock() + state.fast_forward_s).c_str(),
+        std::snprintf(text, sizeof text, "warm-up: %.0f s simulated, %.2f of %.2f pool turnovers", sg::Engine::get_clock() + state.fast_forward_s,
                       state.database->pool_turnovers(), sim.warmup_turnovers);
         return std::string(text);
       });
@@ -392,6 +386,13 @@ public:
     for (int i = 0; i < kCount; ++i)
       if (installed_[i]) sigaction(kSignals[i], &saved_[i], nullptr), installed_[i] = false;
   }
+  // The signals it takes over, as a set (to block them).
+  static sigset_t signal_set() {
+    sigset_t set;
+    sigemptyset(&set);
+    for (int signal : kSignals) sigaddset(&set, signal);
+    return set;
+  }
 
 private:
   static constexpr int kCount = 2;
@@ -405,12 +406,15 @@ private:
 struct PointProcesses {
   std::string dir;
   std::map<pid_t, size_t> running;
-  ~PointProcesses() {
+  ~PointProcesses() { stop(); }
+  void stop() {
     // SIGKILL: a child holds nothing but its result file, in the directory removed below.
     for (const auto& [pid, point] : running) kill(pid, SIGKILL);
     for (const auto& [pid, point] : running) waitpid(pid, nullptr, 0);
+    running.clear();
     std::error_code ignored;
     if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
+    dir.clear();
   }
 };
 
@@ -427,9 +431,9 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
   if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
   std::vector<nlohmann::ordered_json> results(points.size());
   if (cpu_s) cpu_s->assign(points.size(), 0.0);
-  auto processes = std::make_unique<PointProcesses>();
-  processes->dir = dir;
-  auto& running = processes->running;
+  PointProcesses processes;
+  processes.dir = dir;
+  auto& running = processes.running;
   size_t next = 0, done = 0;
   auto result_file = [&](size_t i) { return std::string(dir) + "/point-" + std::to_string(i) + ".json"; };
   // Stops the children, removes the directory, then takes the signal's default action (the exit
@@ -438,7 +442,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     const int signal = g_interrupt_signal;
     if (signal == 0) return;
     g_interrupt_signal = 0;
-    processes.reset();
+    processes.stop();
     interrupts.restore();
     std::raise(signal);
     throw std::runtime_error(std::string("interrupted by ") + strsignal(signal));
@@ -449,10 +453,8 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     while (next < points.size() && static_cast<int>(running.size()) < jobs) {
       // The signals wait while the child is made, so that it has the default actions before one can
       // reach it (and dies of it, as before); the parent's arrives when it unblocks them.
-      sigset_t interrupt_signals, previous;
-      sigemptyset(&interrupt_signals);
-      sigaddset(&interrupt_signals, SIGINT);
-      sigaddset(&interrupt_signals, SIGTERM);
+      const sigset_t interrupt_signals = InterruptGuard::signal_set();
+      sigset_t previous;
       sigprocmask(SIG_BLOCK, &interrupt_signals, &previous);
       pid_t pid = fork();
       if (pid == 0) interrupts.restore();
