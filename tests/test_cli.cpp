@@ -95,6 +95,42 @@ TEST(Cli, OnePointShowsItsProgressWhenAsked) {
   EXPECT_CONTAINS(shown.err, "poolsim: measuring: ");
   EXPECT_EQ(shown.err.back(), '\n');  // the line is ended when the point ends
   EXPECT_EQ(shown.out, quiet.out);
+  // A warm-up replayed without timing shows its virtual seconds as it goes (one call, minutes long
+  // for the seeds' large pools).
+  const std::string replayed = write_temp("replayed-point.yaml",
+                                          "compute: {cores: 2}\n"
+                                          "workload: {kind: sysbench, test: oltp_read_write, tables: 1, table_size: 1000000, threads: 2}\n"
+                                          "database: {buffer_pool: 64MiB}\n"
+                                          "simulation: {seed: 5, warmup: 1s, warmup_turnovers: 30, warmup_fast_forward: true, batch: 0.5s, "
+                                          "min_batches: 2, max_duration: 1s}\n");
+  setenv("POOLSIM_PROGRESS", "1", 1);
+  auto replay = run_cli("run " + replayed + " --format json");
+  unsetenv("POOLSIM_PROGRESS");
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_CONTAINS(replay.err, "poolsim: warm-up: replaying ");
+}
+
+// Runs `poolsim ARGS` with a TMPDIR of its own, sends it SIGTERM after a second and checks that it
+// died of the signal, left nothing in its TMPDIR and no process of its own running (its children
+// share its environment, the marker).
+void expect_clean_interrupt(const std::string& name, const std::string& args) {
+  const std::string tmp = temp_path(name + "-tmp"), status = temp_path(name + "-status");
+  std::filesystem::remove_all(tmp);
+  std::filesystem::create_directories(tmp);
+  const std::string command = "TMPDIR=" + tmp + " " + POOLSIM_BINARY + " " + args +
+                              " >/dev/null 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid; echo $? >" + status;
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  std::ifstream in(status);
+  int code = 0;
+  in >> code;
+  EXPECT_EQ(code, 128 + SIGTERM) << args;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a file was left in " << tmp << " by " << args;
+  const std::string marker = "TMPDIR=" + tmp + std::string(1, '\0');
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream environ(entry.path() / "environ");
+    std::string text((std::istreambuf_iterator<char>(environ)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text.find(marker), std::string::npos) << "still running: " << entry.path() << " (" << args << ")";
+  }
 }
 
 TEST(Cli, AnInterruptedSweepStopsItsPointsAndLeavesNoFiles) {
@@ -105,25 +141,18 @@ TEST(Cli, AnInterruptedSweepStopsItsPointsAndLeavesNoFiles) {
                                           "workload: {fio: {rw: randread, iodepth: 8}}\n"
                                           "simulation: {seed: 3, warmup: 1s, batch: 1s, min_batches: 1000, max_duration: 1000s}\n"
                                           "sweep: {workload.fio.iodepth: [1, 2, 4, 8]}\n");
-  const std::string tmp = temp_path("interrupted-tmp"), status = temp_path("interrupted-status"), out = temp_path("interrupted.json");
-  std::filesystem::remove_all(tmp);
-  std::filesystem::create_directories(tmp);
+  const std::string out = temp_path("interrupted.json");
   std::filesystem::remove(out);
-  const std::string command = "TMPDIR=" + tmp + " " + POOLSIM_BINARY + " run " + scenario + " --jobs 2 --format json --out " + out +
-                              " >/dev/null 2>&1 & pid=$!; sleep 1; kill -TERM $pid; wait $pid; echo $? >" + status;
-  ASSERT_EQ(std::system(command.c_str()), 0);
-  std::ifstream in(status);
-  int code = 0;
-  in >> code;
-  EXPECT_EQ(code, 128 + SIGTERM);
-  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << "a poolsim-* directory was left in " << tmp;
+  expect_clean_interrupt("sweep", "run " + scenario + " --jobs 2 --format json --out " + out);
   EXPECT_FALSE(std::filesystem::exists(out));
-  // No child outlives its parent: no process runs the scenario any more (children share its command line).
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream cmdline(entry.path() / "cmdline");
-    std::string text((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-    EXPECT_EQ(text.find(scenario), std::string::npos) << "still running: " << entry.path();
-  }
+}
+
+TEST(Cli, AnInterruptedBenchOrValidateLeavesNoFiles) {
+  // The benchmark's points and validate's (with its scratch catalogue) go the same way.
+  expect_clean_interrupt("bench", "bench");
+  const std::string traces = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/";
+  expect_clean_interrupt("validate", "validate --profile " + traces + "profile.yaml " + traces + "disk-bp1G-t1 " + traces +
+                                         "disk-bp1G-t4 " + traces + "disk-bp1G-t16 " + traces + "disk-bp1G-t64 --jobs 2 --duration 60");
 }
 
 TEST(Cli, OutFollowsALinkAndRefusesADirectory) {

@@ -7,16 +7,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/temp_directory.h"
+
 namespace poolsim::testing {
 
 Scenario scenario_from(const std::string& yaml) { return load_scenarios_from_text(yaml, "test.yaml").front(); }
 
 std::string temp_path(const std::string& name) {
-  static std::string dir = [] {
-    char pattern[] = "/tmp/poolsim-test-XXXXXX";
-    return std::string(mkdtemp(pattern));
-  }();
-  return dir + "/" + name;
+  // One per test process, removed when it exits.
+  static const TempDirectory dir("poolsim-test-");
+  return dir.path() + "/" + name;
 }
 
 std::string write_temp(const std::string& name, const std::string& text) {

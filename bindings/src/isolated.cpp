@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <vector>
 
 #include "core/errors.h"
+#include "core/temp_directory.h"
+#include "sim/simulation.h"
 
 namespace py = pybind11;
 
@@ -52,7 +55,7 @@ void close_other_fds(int keep) {
     if (fd != keep) ::close(fd);
 }
 
-[[noreturn]] void supervise(int out, pid_t parent, const std::function<std::string(const Progress&)>& work) {
+[[noreturn]] void supervise(int out, pid_t parent, const std::string& temp_dir, const std::function<std::string(const Progress&)>& work) {
   // A process group of its own: the parent kills the supervisor and every point with one kill().
   setpgid(0, 0);
   // Die with the thread that forked us (the parent's kill covers interrupts; this covers a crash).
@@ -63,6 +66,7 @@ void close_other_fds(int keep) {
   sigemptyset(&none);
   pthread_sigmask(SIG_SETMASK, &none, nullptr);
   close_other_fds(out);
+  setenv("TMPDIR", temp_dir.c_str(), 1);
   int code = 0;
   try {
     std::string text = work([out](size_t done, size_t total) {
@@ -77,6 +81,12 @@ void close_other_fds(int keep) {
   } catch (const std::exception& e) {
     write_all(out, "E " + nlohmann::json(e.what()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
     code = 3;
+  } catch (const poolsim::Interrupted& interrupted) {
+    // A signal to the supervisor itself (its points are stopped): die of it, as before.
+    ::close(out);
+    signal(interrupted.signal, SIG_DFL);
+    raise(interrupted.signal);
+    _exit(128 + interrupted.signal);
   } catch (...) {
     write_all(out, "E \"unknown error\"\n");
     code = 3;
@@ -96,6 +106,9 @@ void kill_and_reap(pid_t pid) {
 }  // namespace
 
 std::string run_isolated(const std::function<std::string(const Progress&)>& work, const py::object& progress) {
+  // The supervisor's TMPDIR (run_points' result files, validate's scratch profiles), removed here
+  // once it has been reaped, on every path out: a killed supervisor cannot clean up after itself.
+  const poolsim::TempDirectory temp("poolsim-py-");
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("poolsim: pipe failed: ") + std::strerror(errno));
   std::fflush(nullptr);
@@ -109,7 +122,7 @@ std::string run_isolated(const std::function<std::string(const Progress&)>& work
   }
   if (pid == 0) {
     ::close(fds[0]);
-    supervise(fds[1], parent, work);
+    supervise(fds[1], parent, temp.path(), work);
   }
   setpgid(pid, pid);  // also done by the child; whichever runs first
   ::close(fds[1]);

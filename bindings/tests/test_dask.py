@@ -12,9 +12,11 @@ WORKER_CHILDREN = lambda: sum(  # noqa: E731
 
 
 @pytest.fixture(scope="module")
-def client():
+def client(tmp_path_factory):
+    # The workers' scratch space under pytest's own directory (not a dask-worker-space left in TMPDIR).
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  worker_dashboard_address=None) as cluster:
+                                  worker_dashboard_address=None,
+                                  local_directory=str(tmp_path_factory.mktemp("dask"))) as cluster:
         with distributed.Client(cluster) as c:
             yield c
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "calibration.h"
+#include "core/temp_directory.h"
 #include "core/units.h"
 #include "sim/output.h"
 #include "validation.h"
@@ -58,8 +59,9 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
   }
   std::vector<FlushFit> fits;
   const YAML::Node catalogue = YAML::Load(devices_yaml);
-  const auto scratch = std::filesystem::temp_directory_path() /
-                       ("poolsim-flush-fit-" + std::to_string(getpid()) + "-" + std::filesystem::path(profile_path).stem().string() + ".yaml");
+  // The catalogue with each trial latency, where validate reads it (removed however the fit ends).
+  const TempDirectory scratch_dir("poolsim-flush-fit-");
+  const auto scratch = std::filesystem::path(scratch_dir.path()) / "devices.yaml";
   for (const auto& [device, dirs] : fsyncing) {
     if (measured[device] || !catalogue[device] || !catalogue[device]["flush_latency"]) continue;
     FlushFit fit;
@@ -129,7 +131,6 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
         }
       }
     }
-    std::filesystem::remove(scratch);
     const std::string catalogue_latency = catalogue[device]["flush_latency"].Scalar();
     std::ostringstream why;
     why << " flush_latency fitted by poolsim calibrate: " << catalogue_latency << " (the catalogue's class figure) -> "
@@ -160,16 +161,11 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
 CalibrationOutput calibrate_with_flush_fit(const std::vector<Trace>& traces, const std::string& name,
                                            const std::vector<Trace>& background_traces, const FlushFitOptions& options) {
   CalibrationOutput out = calibrate(traces, name, background_traces);
-  const auto scratch = std::filesystem::temp_directory_path() / ("poolsim-calibrate-" + std::to_string(getpid()) + ".yaml");
-  write_output(scratch.string(), out.profile_yaml);
-  std::vector<FlushFit> fits;
-  try {
-    fits = fit_flush_latencies(traces, scratch.string(), out.devices_yaml, options);
-  } catch (...) {
-    std::filesystem::remove(scratch);
-    throw;
-  }
-  std::filesystem::remove(scratch);
+  // The profile so far, for the fit's validate runs (removed however the fit ends).
+  const TempDirectory scratch_dir("poolsim-calibrate-");
+  const std::string scratch = scratch_dir.path() + "/profile.yaml";
+  write_output(scratch, out.profile_yaml);
+  const std::vector<FlushFit> fits = fit_flush_latencies(traces, scratch, out.devices_yaml, options);
   for (const auto& f : fits) out.report += f.report;
   return out;
 }

@@ -318,12 +318,14 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
                                             options.duration_s);
       points.push_back(load_scenarios_from_text(yaml, dirs[i] + " (scenario from meta.yaml)").front());
     }
-    results = run_points(points, options.jobs);
   } catch (...) {
     std::filesystem::remove(extra_devices);
     throw;
   }
+  // Gone before the simulations start (the points hold the catalogue they loaded): an interrupted
+  // run leaves nothing behind.
   std::filesystem::remove(extra_devices);
+  results = run_points(points, options.jobs);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
     const auto& r = results[i];

@@ -1,13 +1,10 @@
 #include "bench.h"
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
@@ -32,42 +29,18 @@ struct BenchFigures {
   bool ok = false;
 };
 
-// Runs one point in a child process and measures its wall time and peak RSS (wait4's rusage).
+// Runs one point in a child process (run_points: a failed point, a signal or an interrupt are
+// handled there) and measures its wall time, CPU and peak RSS.
 BenchFigures measure(const Scenario& scenario) {
-  char path[] = "/tmp/poolsim-bench-XXXXXX";
-  int fd = mkstemp(path);
-  if (fd >= 0) close(fd);
   auto start = std::chrono::steady_clock::now();
-  std::fflush(nullptr);
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::remove(path);
-    return {};  // not ok: reported as failed
-  }
-  if (pid == 0) {
-    // The child never returns into the bench: a failed point leaves no figures (reported as failed).
-    try {
-      auto r = run_point(scenario);
-      std::ofstream(path) << r.dump();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "poolsim bench: %s\n", e.what());
-      std::fflush(nullptr);
-      _exit(3);
-    }
-    std::fflush(nullptr);
-    _exit(0);
-  }
-  int status = 0;
-  struct rusage usage {};
-  wait4(pid, &status, 0, &usage);
+  std::vector<PointUsage> usage;
+  const auto doc = run_points({scenario}, 1, {}, &usage).at(0);
   BenchFigures f;
   f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  f.max_rss_kb = usage.ru_maxrss;
-  f.cpu_s = rusage_cpu_s(usage);
-  std::ifstream in(path);
-  auto doc = nlohmann::json::parse(in, nullptr, false);
-  std::remove(path);
-  if (!doc.is_discarded() && doc.contains("tps")) {
+  f.max_rss_kb = usage.at(0).max_rss_kb;
+  f.cpu_s = usage.at(0).cpu_s;
+  if (doc.contains("error")) std::fprintf(stderr, "poolsim bench: %s\n", doc["error"].get<std::string>().c_str());
+  if (!doc.contains("error") && doc.contains("tps")) {
     f.ok = true;
     f.transactions = doc["transactions"].get<double>();
     f.simulated_s = doc["simulated_s"].get<double>() + doc["warmup_s"].get<double>();
@@ -99,12 +72,13 @@ void print(const char* label, const BenchFigures& f) {
                 f.tps * (f.simulated_s + f.fast_forward_s) / std::max(f.cpu_s, 1e-9));
 }
 
-// Each matrix point's CPU beside what it simulated (timed seconds, fast-forwarded virtual seconds),
-// then the CPU by pool size: where the matrix's time goes.
-void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, const std::vector<double>& cpu_s, double cpu_total_s) {
+// Each matrix point's CPU and peak RSS beside what it simulated (timed seconds, fast-forwarded
+// virtual seconds), then the CPU by pool size (where the matrix's time goes) and the largest point.
+void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, const std::vector<PointUsage>& usage, double cpu_total_s) {
   std::map<std::string, double> cpu_by_pool;
+  long largest_rss_kb = 0;
   auto text = [](const nlohmann::ordered_json& value) { return value.is_string() ? value.get<std::string>() : value.dump(); };
-  std::printf("%-52s %8s %8s %8s %8s\n", "point", "tps", "timed s", "ff s", "cpu s");
+  std::printf("%-52s %8s %8s %8s %8s %8s\n", "point", "tps", "timed s", "ff s", "cpu s", "RSS MiB");
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
     std::string label;
@@ -114,11 +88,14 @@ void print_matrix_points(const std::vector<nlohmann::ordered_json>& results, con
       std::printf("%-52s ERR %s\n", label.c_str(), r.value("error", std::string("no figures")).c_str());
       continue;
     }
-    std::printf("%-52s %8.0f %8.1f %8.0f %8.2f\n", label.c_str(), r["tps"].get<double>(),
-                r["simulated_s"].get<double>() + r["warmup_s"].get<double>(), r.value("warmup_fast_forward_s", 0.0), cpu_s[i]);
+    std::printf("%-52s %8.0f %8.1f %8.0f %8.2f %8.0f\n", label.c_str(), r["tps"].get<double>(),
+                r["simulated_s"].get<double>() + r["warmup_s"].get<double>(), r.value("warmup_fast_forward_s", 0.0), usage[i].cpu_s,
+                usage[i].max_rss_kb / 1024.0);
+    largest_rss_kb = std::max(largest_rss_kb, usage[i].max_rss_kb);
     const auto& params = r["params"];
-    if (params.contains("database.buffer_pool")) cpu_by_pool[text(params["database.buffer_pool"])] += cpu_s[i];
+    if (params.contains("database.buffer_pool")) cpu_by_pool[text(params["database.buffer_pool"])] += usage[i].cpu_s;
   }
+  std::printf("largest point's peak RSS %.0f MiB\n", largest_rss_kb / 1024.0);
   for (const auto& [pool, cpu] : cpu_by_pool)
     std::printf("pool %-10s cpu %8.1f s (%4.1f %% of the matrix)\n", pool.c_str(), cpu, 100.0 * cpu / std::max(cpu_total_s, 1e-9));
 }
@@ -145,11 +122,11 @@ int run_bench(bool matrix, int jobs) {
                                  {parse_override("sweep.database.buffer_pool=[47GiB,93GiB,140GiB,186GiB]")});
     auto start = std::chrono::steady_clock::now();
     double cpu_before = children_cpu_s();
-    std::vector<double> cpu_s;
-    auto results = run_points(points, jobs, {}, &cpu_s);
+    std::vector<PointUsage> usage;
+    auto results = run_points(points, jobs, {}, &usage);
     double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     double cpu_total = children_cpu_s() - cpu_before;
-    print_matrix_points(results, cpu_s, cpu_total);
+    print_matrix_points(results, usage, cpu_total);
     std::printf("seed-000 matrix: %zu points with --jobs %d in %.1f s (cpu %.1f s over all points)\n", points.size(), jobs,
                 wall, cpu_total);
   } else {

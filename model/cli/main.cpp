@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -280,6 +281,11 @@ int main(int argc, char** argv) {
   } catch (const poolsim::InputError& e) {
     std::cerr << "poolsim: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const poolsim::Interrupted& interrupted) {
+    // Everything cleaned up on the way here: now die of the signal, as a shell expects (130, 143).
+    std::signal(interrupted.signal, SIG_DFL);
+    std::raise(interrupted.signal);
+    return 128 + interrupted.signal;
   } catch (const std::exception& e) {
     std::cerr << "poolsim: error: " << e.what() << "\n";
     return kExitBadInput;

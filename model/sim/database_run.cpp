@@ -108,7 +108,8 @@ double DatabaseRun::pool_turnovers() const {
   return frames > 0 ? reads / frames : 0.0;
 }
 
-double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, bool until_steady, bool* steady) {
+double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, bool until_steady, bool* steady,
+                                 const std::function<void(double virtual_s)>& each_second) {
   fast_forward_rng_.seed(scenario_.simulation.seed * 7368787 + 17);
   double virtual_s = 0;
   bool all_steady = until_steady, replayed = false;
@@ -126,11 +127,14 @@ double DatabaseRun::fast_forward(double tps, double turnovers, double max_s, boo
     double writes_sum = 0, dirty_sum = 0;
     std::size_t seconds = 0;
     InnodbServer::SteadyTest test;
-    if (until_steady)
+    if (until_steady || each_second)
       test = [&](double page_writes_per_s, std::uint32_t dirty) {
+        ++seconds;
+        if (each_second) each_second(static_cast<double>(seconds));
+        if (!until_steady) return false;
         writes_sum += page_writes_per_s;
         dirty_sum += dirty;
-        if (++seconds % kSecondsPerBatch != 0) return false;
+        if (seconds % kSecondsPerBatch != 0) return false;
         writes_per_s.push_back(writes_sum / kSecondsPerBatch);
         dirty_pages.push_back(dirty_sum / kSecondsPerBatch);
         writes_sum = dirty_sum = 0;

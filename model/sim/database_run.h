@@ -1,6 +1,7 @@
 // A sysbench run against InnoDB servers: one server per compute node, its client threads, the
 // functional warm-up, and the database figures of the results.
 #pragma once
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -28,8 +29,10 @@ public:
   // `max_s` virtual seconds, or with `until_steady` until each server's flushing is steady (MSER-5
   // over its virtual seconds' pages written and dirty pages, as the detected warm-up uses it).
   // Returns the virtual seconds (the longest of the servers'); `steady` says whether every server
-  // that replayed stopped on the steadiness test.
-  double fast_forward(double tps, double turnovers, double max_s, bool until_steady = false, bool* steady = nullptr);
+  // that replayed stopped on the steadiness test. `each_second`, when given, is called after every
+  // virtual second a server replays, with that server's virtual seconds so far (for progress).
+  double fast_forward(double tps, double turnovers, double max_s, bool until_steady = false, bool* steady = nullptr,
+                      const std::function<void(double virtual_s)>& each_second = {});
   // The servers' state for an interval of the time series: dirty pages in % of the frames, and data
   // pages written since the last call (so a series shows when the flushing reaches its steady state).
   void add_interval_figures(nlohmann::ordered_json& interval, double transactions);

@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <map>
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
+#include "core/temp_directory.h"
 #include "platform/platform.h"
 #include "sim/measurement.h"
 #include "sim/phase_timer.h"
@@ -102,8 +102,19 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     const double tps = static_cast<double>(measurement.warmup_operations - ops) / half_s;
     phase_mark("timed-warmup");
     const double timed_s = sim.fast_forward_pace_s + sim.fast_forward_settle_s;
-    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, std::max(0.0, sim.max_warmup_s - timed_s),
-                                                        sim.fast_forward_steady, &state.fast_forward_steady);
+    const double max_replay_s = std::max(0.0, sim.max_warmup_s - timed_s);
+    std::function<void(double)> replay_progress;
+    if (g_point_progress)
+      replay_progress = [&](double virtual_s) {
+        progress.show([&] {
+          char text[128];
+          std::snprintf(text, sizeof text, "warm-up: replaying %.0f virtual s (%.0f turnovers%s, at most %.0f s)", virtual_s,
+                        sim.warmup_turnovers, sim.fast_forward_steady ? " or steady flushing" : "", max_replay_s);
+          return std::string(text);
+        });
+      };
+    state.fast_forward_s = state.database->fast_forward(tps, sim.warmup_turnovers, max_replay_s, sim.fast_forward_steady,
+                                                        &state.fast_forward_steady, replay_progress);
     phase_mark("fast-forward");
     progress.show([&] {
       char text[96];
@@ -361,7 +372,7 @@ nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
 namespace {
 
 // SIGINT or SIGTERM while points run: the handler only notes the signal; the parent's wait loop then
-// stops its children, removes their directory and dies of the signal as it would have.
+// stops its children, removes their directory and throws Interrupted.
 volatile std::sig_atomic_t g_interrupt_signal = 0;
 extern "C" void note_interrupt(int signal) { g_interrupt_signal = signal; }
 
@@ -404,7 +415,7 @@ private:
 // The child processes of run_points and the directory their results come back through: whatever
 // ends the run (the last point, an exception, a signal), no child outlives it and the directory goes.
 struct PointProcesses {
-  std::string dir;
+  TempDirectory dir{"poolsim-"};  // results come back through files here
   std::map<pid_t, size_t> running;
   ~PointProcesses() { stop(); }
   void stop() {
@@ -412,9 +423,7 @@ struct PointProcesses {
     for (const auto& [pid, point] : running) kill(pid, SIGKILL);
     for (const auto& [pid, point] : running) waitpid(pid, nullptr, 0);
     running.clear();
-    std::error_code ignored;
-    if (!dir.empty()) std::filesystem::remove_all(dir, ignored);
-    dir.clear();
+    dir.remove();
   }
 };
 
@@ -422,30 +431,24 @@ struct PointProcesses {
 
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
                                                const std::function<void(size_t, size_t)>& progress,
-                                               std::vector<double>* cpu_s) {
+                                               std::vector<PointUsage>* point_usage) {
   jobs = std::max(1, jobs);
   InterruptGuard interrupts;
-  // Results come back through files in a private directory under TMPDIR.
-  std::string dir_template = (std::filesystem::temp_directory_path() / "poolsim-XXXXXX").string();
-  const char* dir = mkdtemp(dir_template.data());
-  if (!dir) throw std::runtime_error("cannot create a temporary directory for the points");
   std::vector<nlohmann::ordered_json> results(points.size());
-  if (cpu_s) cpu_s->assign(points.size(), 0.0);
+  if (point_usage) point_usage->assign(points.size(), PointUsage{});
   PointProcesses processes;
-  processes.dir = dir;
+  const std::string dir = processes.dir.path();
   auto& running = processes.running;
   size_t next = 0, done = 0;
-  auto result_file = [&](size_t i) { return std::string(dir) + "/point-" + std::to_string(i) + ".json"; };
-  // Stops the children, removes the directory, then takes the signal's default action (the exit
-  // status a shell reports for it); a caller that handles the signal itself gets an exception.
+  auto result_file = [&](size_t i) { return dir + "/point-" + std::to_string(i) + ".json"; };
+  // Stops the children, removes the directory and gives the signals back, then unwinds (Interrupted).
   auto stop_if_interrupted = [&] {
     const int signal = g_interrupt_signal;
     if (signal == 0) return;
     g_interrupt_signal = 0;
     processes.stop();
     interrupts.restore();
-    std::raise(signal);
-    throw std::runtime_error(std::string("interrupted by ") + strsignal(signal));
+    throw Interrupted{signal};
   };
   std::fflush(nullptr);
   while (done < points.size()) {
@@ -501,7 +504,7 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
     }
     size_t i = it->second;
     running.erase(it);
-    if (cpu_s) (*cpu_s)[i] = rusage_cpu_s(usage);
+    if (point_usage) (*point_usage)[i] = {rusage_cpu_s(usage), usage.ru_maxrss};
     std::ifstream in(result_file(i));
     if (in) {
       std::stringstream text;

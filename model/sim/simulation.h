@@ -27,11 +27,25 @@ void set_point_progress(bool on);
 // kind is "SSD", "link", "compute CPU" or "storage CPU"; null when the result reports none.
 nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result);
 
+// What a point's process cost, from wait4's rusage (the benchmark's figures).
+struct PointUsage {
+  double cpu_s = 0;      // user + system time
+  long max_rss_kb = 0;   // peak resident set
+};
+
+// Thrown by run_points when SIGINT or SIGTERM arrived while its points ran (it takes them over where
+// their action is the default one), after its children are stopped and their files removed. Not a
+// std::exception, so that error handlers pass it on and every scope cleans up as the stack unwinds;
+// the CLI then dies of the signal.
+struct Interrupted {
+  int signal;
+};
+
 // Simulates each point in a forked child process, at most `jobs` at once, in order of the input.
-// A point that fails has {"params":..., "error": "..."} instead of figures. With `cpu_s`, each point's
-// process CPU time (user + system) is returned there, in the same order (the benchmark's figures).
+// A point that fails has {"params":..., "error": "..."} instead of figures. With `usage`, each point's
+// process cost is returned there, in the same order.
 std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& points, int jobs,
                                                const std::function<void(size_t done, size_t total)>& progress = {},
-                                               std::vector<double>* cpu_s = nullptr);
+                                               std::vector<PointUsage>* usage = nullptr);
 
 }  // namespace poolsim
