@@ -8,7 +8,6 @@
 #include <iomanip>
 #include <map>
 #include <sstream>
-#include <unistd.h>
 
 #include "calibration.h"
 #include "core/temp_directory.h"

@@ -1,6 +1,5 @@
 #include "validation.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,6 +14,7 @@
 
 #include "calibration.h"
 #include "core/errors.h"
+#include "core/temp_directory.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
 #include "sim/simulation.h"
@@ -307,24 +307,21 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
     }
   }
   if (options.remeasured_devices) unseen += remeasured_devices_yaml(traces, devices, added);
-  std::string extra_devices = std::filesystem::temp_directory_path() / ("poolsim-unseen-" + std::to_string(getpid()) + ".yaml");
-  write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);
-  catalogues.push_back(extra_devices);
   std::vector<Scenario> points;
   std::vector<nlohmann::ordered_json> results;
-  try {
+  {
+    // The unseen devices' catalogue, gone before the simulations start (the points hold the
+    // catalogue they loaded): an interrupted run leaves nothing behind.
+    const TempDirectory scratch("poolsim-unseen-");
+    const std::string extra_devices = scratch.path() + "/devices.yaml";
+    write_output(extra_devices, unseen.empty() ? "{}\n" : unseen);
+    catalogues.push_back(extra_devices);
     for (size_t i = 0; i < traces.size(); ++i) {
       std::string yaml = scenario_for_trace(traces[i], std::filesystem::absolute(options.profile).string(), catalogues,
                                             options.duration_s);
       points.push_back(load_scenarios_from_text(yaml, dirs[i] + " (scenario from meta.yaml)").front());
     }
-  } catch (...) {
-    std::filesystem::remove(extra_devices);
-    throw;
   }
-  // Gone before the simulations start (the points hold the catalogue they loaded): an interrupted
-  // run leaves nothing behind.
-  std::filesystem::remove(extra_devices);
   results = run_points(points, options.jobs);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (size_t i = 0; i < traces.size(); ++i) {
