@@ -765,6 +765,50 @@ TEST(Calibrate, AFlushLatencyTheTracesDidNotMeasureIsFittedOnThem) {
   EXPECT_EQ(local_devices, before);
 }
 
+TEST(Calibrate, AWriteBufferFioCannotShowIsFittedOnTheTracesWriteAwait) {
+  // fio's random-write jobs run with the buffer full, so a fitted device's write buffer was an
+  // assumption (64 MiB). The page-writing traces' diskstats give the mean write await a flush
+  // batch's burst makes: the fit simulates them and finds the size where the median log ratio of
+  // simulated to measured await crosses zero. A larger buffer absorbs more of a burst, so the await
+  // never rises with it; the entry's comments stay, and the tmpfs entry is not touched.
+  std::vector<Trace> traces;
+  for (const char* run : {"disk-bp512M-t4", "disk-bp512M-t16", "disk-bp3G-t4", "tmpfs-bp512M-t4"})
+    traces.push_back(load_trace(kTraces + "/local-vm/" + run));
+  auto out = calibrate(traces, "write-buffer-test");
+  const std::string profile = poolsim::testing::write_temp("write-buffer-test.yaml", out.profile_yaml);
+  FlushFitOptions options;
+  options.duration_s = 5;
+  options.jobs = 2;
+  std::string devices = out.devices_yaml;
+  const std::string tmpfs_before = devices.substr(devices.find("local-vm-tmpfs:"), devices.find("local-vm-virtual-disk:") - devices.find("local-vm-tmpfs:"));
+  auto fits = fit_write_buffers(traces, profile, devices, options);
+  ASSERT_EQ(fits.size(), 1u);
+  const auto& fit = fits[0];
+  EXPECT_EQ(fit.device, "local-vm-virtual-disk");
+  EXPECT_EQ(fit.traces, 2);  // the 3 GiB pool writes no pages; tmpfs is another device
+  auto sorted = fit.evaluations;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 1; i < sorted.size(); ++i) EXPECT_LE(sorted[i].second, sorted[i - 1].second + 1e-9) << fit.report;
+  bool below = false, above = false;
+  for (const auto& [bytes, ratio] : fit.evaluations) {
+    below = below || (bytes < fit.bytes && ratio >= 0);
+    above = above || (bytes > fit.bytes && ratio <= 0);
+  }
+  EXPECT_TRUE(below && above) << fit.report;
+  EXPECT_CONTAINS(devices, "  write_cache: " + std::to_string(std::llround(fit.bytes / 1024)) + "KiB\n");
+  EXPECT_CONTAINS(devices, "write buffer size fitted by poolsim calibrate: 64MiB (assumed) -> ");
+  EXPECT_EQ(devices.find("write buffer size assumed (U)", devices.find("local-vm-virtual-disk:")), std::string::npos);
+  EXPECT_CONTAINS(devices, "# read curve, IOPS measured -> fitted");  // comments kept
+  EXPECT_CONTAINS(devices, tmpfs_before);
+  EXPECT_NO_THROW(YAML::Load(devices));
+  // Traces that write no pages have no burst to fit on.
+  std::vector<Trace> cached = {load_trace(kTraces + "/local-vm/disk-bp3G-t4")};
+  std::string cached_devices = calibrate(cached, "cached-test").devices_yaml;
+  const std::string before = cached_devices;
+  EXPECT_TRUE(fit_write_buffers(cached, profile, cached_devices, options).empty());
+  EXPECT_EQ(cached_devices, before);
+}
+
 TEST(Calibrate, ADiskWhoseCompletionsInterruptOneCpuIsFittedSo) {
   // traces/local-vm's disk: one request queue, its interrupts on one vCPU (meta.yaml
   // storage.completion_cpus: 1). The fitted device says so; tmpfs (no interrupts) does not.

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "calibration.h"
@@ -27,14 +28,44 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The devices' catalogue with `device`'s flush latency set to `latency_s`.
-std::string with_flush_latency(const std::string& devices_yaml, const std::string& device, double latency_s) {
+// A trace that writes pages in place: its flush batches reach the device as bursts.
+constexpr double kPageWritingPerTxn = 0.5;
+
+// The devices' catalogue with `device`'s `key` set to `value`.
+std::string with_value(const std::string& devices_yaml, const std::string& device, const std::string& key, const std::string& value) {
   YAML::Node doc = YAML::Load(devices_yaml);
-  doc[device]["flush_latency"] = fmt_us(latency_s);
+  doc[device][key] = value;
   YAML::Emitter e;
   e << doc;
   return std::string(e.c_str()) + "\n";
 }
+
+// `yaml` with the line `  key: ...` of the top-level entry `entry` replaced by `  key: value`, its
+// other lines and comments kept (the entry is a block mapping indented by two spaces, as calibrate
+// writes it; a key it lacks is added at the entry's end).
+std::string with_line_in_entry(const std::string& yaml, const std::string& entry, const std::string& key, const std::string& value) {
+  std::istringstream in(yaml);
+  std::string line, out;
+  bool inside = false, done = false;
+  auto add = [&] {
+    out += "  " + key + ": " + value + "\n";
+    done = true;
+  };
+  while (std::getline(in, line)) {
+    const bool top = !line.empty() && line[0] != ' ' && line[0] != '#';
+    if (top && inside && !done) add();
+    if (top) inside = line == entry + ":";
+    if (inside && !done && line.rfind("  " + key + ":", 0) == 0) {
+      add();
+      continue;
+    }
+    out += line + "\n";
+  }
+  if (inside && !done) add();
+  return out;
+}
+
+std::string fmt_kib(double bytes) { return std::to_string(std::llround(bytes / 1024)) + "KiB"; }
 
 // The comment lines a catalogue starts with (what wrote it), which re-emitting it would drop.
 std::string leading_comments(const std::string& yaml) {
@@ -44,35 +75,51 @@ std::string leading_comments(const std::string& yaml) {
   return out;
 }
 
+// The traces of each device whose `counter` per transaction is above `threshold`, and whether fio
+// measured the device (any of its traces has fio jobs).
+struct TracesByDevice {
+  std::map<std::string, std::vector<std::string>> selected;
+  std::map<std::string, bool> measured;
+};
+TracesByDevice traces_by_device(const std::vector<Trace>& traces, const std::string& counter, double threshold) {
+  TracesByDevice by;
+  for (const auto& t : traces) {
+    const std::string dev = device_name_for(t);
+    by.measured[dev] = by.measured[dev] || !t.fio.empty();
+    if (t.per_txn(counter).value_or(0) > threshold) by.selected[dev].push_back(t.dir);
+  }
+  return by;
+}
+
+// validate's options for a fit's trial runs: the profile, the trial catalogue, the fit's window.
+ValidationOptions trial_validation(const std::string& profile_path, const std::filesystem::path& devices, const FlushFitOptions& options) {
+  ValidationOptions validation;
+  validation.profile = profile_path;
+  validation.devices = devices.string();
+  validation.duration_s = options.duration_s;
+  validation.jobs = options.jobs;
+  return validation;
+}
+
 }  // namespace
 
 std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, const std::string& profile_path,
                                           std::string& devices_yaml, const FlushFitOptions& options) {
   // The devices the traces name without measuring them, and the fsyncing traces of each.
-  std::map<std::string, std::vector<std::string>> fsyncing;
-  std::map<std::string, bool> measured;
-  for (const auto& t : traces) {
-    const std::string dev = device_name_for(t);
-    measured[dev] = measured[dev] || !t.fio.empty();
-    if (t.per_txn("Innodb_data_fsyncs").value_or(0) > kFsyncingPerTxn) fsyncing[dev].push_back(t.dir);
-  }
+  const TracesByDevice fsyncing = traces_by_device(traces, "Innodb_data_fsyncs", kFsyncingPerTxn);
   std::vector<FlushFit> fits;
   const YAML::Node catalogue = YAML::Load(devices_yaml);
   // The catalogue with each trial latency, where validate reads it (removed however the fit ends).
   const TempDirectory scratch_dir("poolsim-flush-fit-");
   const auto scratch = std::filesystem::path(scratch_dir.path()) / "devices.yaml";
-  for (const auto& [device, dirs] : fsyncing) {
-    if (measured[device] || !catalogue[device] || !catalogue[device]["flush_latency"]) continue;
+  for (const auto& [device, dirs] : fsyncing.selected) {
+    if (fsyncing.measured.at(device) || !catalogue[device] || !catalogue[device]["flush_latency"]) continue;
     FlushFit fit;
     fit.device = device;
     fit.traces = static_cast<int>(dirs.size());
-    ValidationOptions validation;
-    validation.profile = profile_path;
-    validation.devices = scratch.string();
-    validation.duration_s = options.duration_s;
-    validation.jobs = options.jobs;
+    const ValidationOptions validation = trial_validation(profile_path, scratch, options);
     auto median_error = [&](double latency_s) {
-      write_output(scratch.string(), with_flush_latency(devices_yaml, device, latency_s));
+      write_output(scratch.string(), with_value(devices_yaml, device, "flush_latency", fmt_us(latency_s)));
       auto doc = validate_traces(dirs, validation);
       std::vector<double> errors;
       for (const auto& row : doc["rows"]) errors.push_back(row["error_pct"]["tps"].get<double>());
@@ -157,6 +204,79 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
   return fits;
 }
 
+std::vector<WriteBufferFit> fit_write_buffers(const std::vector<Trace>& traces, const std::string& profile_path,
+                                              std::string& devices_yaml, const FlushFitOptions& options) {
+  // The devices fio measured, and the traces of each that write pages in place.
+  const TracesByDevice writing = traces_by_device(traces, "Innodb_pages_written", kPageWritingPerTxn);
+  std::vector<WriteBufferFit> fits;
+  const YAML::Node catalogue = YAML::Load(devices_yaml);
+  const TempDirectory scratch_dir("poolsim-write-buffer-fit-");
+  const auto scratch = std::filesystem::path(scratch_dir.path()) / "devices.yaml";
+  for (const auto& [device, dirs] : writing.selected) {
+    if (!writing.measured.at(device) || !catalogue[device] || !catalogue[device]["write_cache"]) continue;
+    WriteBufferFit fit;
+    fit.device = device;
+    const ValidationOptions validation = trial_validation(profile_path, scratch, options);
+    // The median over the traces whose diskstats give a write await (nullopt: none does).
+    auto median_log_ratio = [&](double bytes) -> std::optional<double> {
+      write_output(scratch.string(), with_value(devices_yaml, device, "write_cache", fmt_kib(bytes)));
+      auto doc = validate_traces(dirs, validation);
+      std::vector<double> logs;
+      for (const auto& row : doc["rows"]) {
+        if (!row.contains("device_await_us") || !row["device_await_us"].contains("write")) continue;
+        const auto& w = row["device_await_us"]["write"];
+        if (!w["measured"].is_number() || !w["predicted"].is_number()) continue;
+        const double m = w["measured"].get<double>(), p = w["predicted"].get<double>();
+        if (m > 0 && p > 0) logs.push_back(std::log(p / m));
+      }
+      if (logs.empty()) return std::nullopt;
+      fit.traces = static_cast<int>(logs.size());
+      const double r = median(logs);
+      fit.evaluations.push_back({bytes, r});
+      return r;
+    };
+    double low = options.buffer_low_bytes, high = options.buffer_high_bytes;
+    const auto at_low = median_log_ratio(low);
+    if (!at_low) continue;  // no write await measured: nothing to fit on
+    const double at_high = *median_log_ratio(high);
+    bool bracketed = *at_low >= 0 && at_high <= 0;
+    if (!bracketed) {
+      // Even the smallest buffer is too fast, or the largest too slow: keep the end nearer zero.
+      fit.bytes = std::abs(*at_low) < std::abs(at_high) ? low : high;
+    } else {
+      while (high / low > options.buffer_ratio) {
+        const double mid = std::sqrt(low * high);
+        (*median_log_ratio(mid) > 0 ? low : high) = mid;
+      }
+      fit.bytes = std::sqrt(low * high);
+    }
+    const std::string assumed = catalogue[device]["write_cache"].Scalar();
+    std::ostringstream why;
+    why << " fitted by poolsim calibrate: " << assumed << " (assumed) -> " << fmt_kib(fit.bytes)
+        << ", where the median log ratio of simulated to measured mean write await (diskstats) of the " << fit.traces
+        << " calibration traces that write pages, simulated with this profile";
+    if (options.duration_s > 0) why << " (" << options.duration_s << " s each)";
+    why << ", is zero (V: fitted on the calibration traces; bisection in log space to a ratio of " << options.buffer_ratio << ").";
+    // Edited in place, line by line, so that the entries' comments (the fits' residuals) stay.
+    devices_yaml = with_line_in_entry(devices_yaml, device, "write_cache", fmt_kib(fit.bytes));
+    const std::string assumed_text = "write buffer size assumed (U)";
+    std::string source = catalogue[device]["source"].Scalar();
+    if (auto at = source.find(assumed_text); at != std::string::npos) source.replace(at, assumed_text.size(), "write buffer size");
+    else source += "; write buffer size";
+    devices_yaml = with_line_in_entry(devices_yaml, device, "source", "\"" + source + why.str() + "\"");
+    std::ostringstream report;
+    report << "  write buffer of " << device << " (" << fit.traces
+           << " page-writing traces): median log(simulated / measured write await) by buffer size:";
+    auto sorted = fit.evaluations;
+    std::sort(sorted.begin(), sorted.end());
+    for (const auto& [bytes, r] : sorted) report << " " << fmt_kib(bytes) << " " << std::showpos << std::setprecision(3) << r << std::noshowpos << ";";
+    report << " fitted " << fmt_kib(fit.bytes) << (bracketed ? "" : " (no zero in the bracket: the nearer end)") << "\n";
+    fit.report = report.str();
+    fits.push_back(fit);
+  }
+  return fits;
+}
+
 CalibrationOutput calibrate_with_flush_fit(const std::vector<Trace>& traces, const std::string& name,
                                            const std::vector<Trace>& background_traces, const FlushFitOptions& options) {
   CalibrationOutput out = calibrate(traces, name, background_traces);
@@ -166,6 +286,7 @@ CalibrationOutput calibrate_with_flush_fit(const std::vector<Trace>& traces, con
   write_output(scratch, out.profile_yaml);
   const std::vector<FlushFit> fits = fit_flush_latencies(traces, scratch, out.devices_yaml, options);
   for (const auto& f : fits) out.report += f.report;
+  for (const auto& f : fit_write_buffers(traces, scratch, out.devices_yaml, options)) out.report += f.report;
   return out;
 }
 
