@@ -61,8 +61,10 @@ def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
     ``output`` the profile and its devices are written as ``poolsim calibrate -o`` does.
     ``background``: traces whose perf_sched_timehist.tsv splits the server's CPU by thread
     (``poolsim calibrate --background``). A device the traces did not measure (no fio jobs) gets its
-    flush latency fitted by simulating the traces that fsync, ``duration`` simulated seconds each
-    (0: each trace's own window), ``jobs`` at a time (``poolsim calibrate --duration --jobs``)."""
+    flush latency fitted by simulating the traces that fsync, and a device fitted from fio jobs its
+    write buffer's size on the diskstats write await of the traces that write pages, ``duration``
+    simulated seconds each (0: each trace's own window), ``jobs`` at a time (``poolsim calibrate
+    --duration --jobs``)."""
     dirs = _paths(traces)
     if name is None:
         name = os.path.splitext(os.path.basename(os.fspath(output)))[0] if output else "calibrated"

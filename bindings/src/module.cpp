@@ -115,7 +115,8 @@ py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string
   py::dict out;
 #ifdef POOLSIM_HAVE_VALIDATION
   // As `poolsim calibrate`: a device without fio gets its flush latency fitted by simulating the
-  // fsyncing traces, which runs simulations: isolated, as validate() runs them.
+  // fsyncing traces, a device with fio its write buffer's size on the page-writing traces, which
+  // runs simulations: isolated, as validate() runs them.
   poolsim::FlushFitOptions options;
   options.duration_s = duration_s;
   options.jobs = default_jobs(jobs);
@@ -257,7 +258,7 @@ PYBIND11_MODULE(_poolsim, m) {
         py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
         "Fits a profile to trace directories (background_dirs: traces that split the server's CPU by thread, as "
         "`poolsim calibrate --background`; duration_s and jobs: the simulations that fit a device's flush latency "
-        "the traces did not measure, as `poolsim calibrate --duration --jobs`): {profile_yaml, devices_yaml, report}.");
+        "the traces did not measure and a fio-fitted device's write buffer, as `poolsim calibrate --duration --jobs`): {profile_yaml, devices_yaml, report}.");
   m.def("validate", &validate, py::arg("trace_dirs"), py::arg("profile"), py::arg("devices") = "",
         py::arg("duration_s") = 0.0, py::arg("jobs") = 0,
         "Simulates each trace's configuration and compares (JSON {rows, summary}).");

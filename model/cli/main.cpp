@@ -110,7 +110,8 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
   // A device the traces did not measure keeps its catalogue figures but gets its flush latency
-  // fitted by simulating the fsyncing traces with the profile.
+  // fitted by simulating the fsyncing traces with the profile; a device fitted from fio gets its
+  // write buffer's size fitted on the page-writing traces' write await the same way.
   auto result = poolsim::calibrate_with_flush_fit(traces, profile_name, background, flush_fit);
   std::cerr << result.report;
   poolsim::write_outputs({{out, result.profile_yaml}, {poolsim::devices_file_for(out), result.devices_yaml}});
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingDirectory);
   poolsim::FlushFitOptions flush_fit;
   flush_fit.jobs = default_jobs;
-  calibrate->add_option("--jobs", flush_fit.jobs, "Traces simulated in parallel where the fit simulates them (a device flush latency the traces did not measure)")
+  calibrate->add_option("--jobs", flush_fit.jobs, "Traces simulated in parallel where the fit simulates them (a flush latency the traces did not measure, a write buffer's size)")
       ->check(CLI::Range(1, 1024));
   calibrate->add_option("--duration", flush_fit.duration_s, "Simulated seconds per trace where the fit simulates them (0: each trace's own window)")
       ->check(kFiniteNonNegative);
