@@ -801,6 +801,19 @@ TEST(Calibrate, AWriteBufferFioCannotShowIsFittedOnTheTracesWriteAwait) {
   EXPECT_CONTAINS(devices, "# read curve, IOPS measured -> fitted");  // comments kept
   EXPECT_CONTAINS(devices, tmpfs_before);
   EXPECT_NO_THROW(YAML::Load(devices));
+  // A source written over several lines (a block scalar, as the catalogue's entries have) and one
+  // with quotes: the whole value is replaced and the file still loads.
+  std::string block = out.devices_yaml;
+  const auto disk = block.find("local-vm-virtual-disk:");
+  const auto source_at = block.find("  source: ", disk), source_end = block.find('\n', source_at);
+  block.replace(source_at, source_end - source_at, "  source: >-\n    a \"quoted\" figure,\n    on two lines");
+  ASSERT_NO_THROW(YAML::Load(block));
+  fit_write_buffers(traces, profile, block, options);
+  YAML::Node reloaded;
+  ASSERT_NO_THROW(reloaded = YAML::Load(block)) << block;
+  const std::string source = reloaded["local-vm-virtual-disk"]["source"].as<std::string>();
+  EXPECT_CONTAINS(source, "a \"quoted\" figure, on two lines; write buffer size fitted by poolsim calibrate");
+  EXPECT_EQ(block.find("on two lines\n"), std::string::npos);
   // Traces that write no pages have no burst to fit on.
   std::vector<Trace> cached = {load_trace(kTraces + "/local-vm/disk-bp3G-t4")};
   std::string cached_devices = calibrate(cached, "cached-test").devices_yaml;

@@ -40,29 +40,39 @@ std::string with_value(const std::string& devices_yaml, const std::string& devic
   return std::string(e.c_str()) + "\n";
 }
 
-// `yaml` with the line `  key: ...` of the top-level entry `entry` replaced by `  key: value`, its
-// other lines and comments kept (the entry is a block mapping indented by two spaces, as calibrate
-// writes it; a key it lacks is added at the entry's end).
+// `yaml` with the value of `key` in the top-level entry `entry` replaced by `value` (YAML text: a
+// plain scalar, or double_quoted()), the other lines and comments kept (the entry is a block mapping indented by two
+// spaces, as calibrate writes it; a value continued on deeper-indented lines is replaced whole; a
+// key the entry lacks is added at its end).
 std::string with_line_in_entry(const std::string& yaml, const std::string& entry, const std::string& key, const std::string& value) {
   std::istringstream in(yaml);
   std::string line, out;
-  bool inside = false, done = false;
+  bool inside = false, done = false, replacing = false;
   auto add = [&] {
     out += "  " + key + ": " + value + "\n";
     done = true;
   };
   while (std::getline(in, line)) {
+    if (replacing && line.rfind("   ", 0) == 0) continue;  // the replaced value's continuation
+    replacing = false;
     const bool top = !line.empty() && line[0] != ' ' && line[0] != '#';
     if (top && inside && !done) add();
     if (top) inside = line == entry + ":";
     if (inside && !done && line.rfind("  " + key + ":", 0) == 0) {
       add();
+      replacing = true;
       continue;
     }
     out += line + "\n";
   }
   if (inside && !done) add();
   return out;
+}
+
+std::string double_quoted(const std::string& text) {
+  YAML::Emitter e;
+  e << YAML::DoubleQuoted << text;
+  return e.c_str();
 }
 
 std::string fmt_kib(double bytes) { return std::to_string(std::llround(bytes / 1024)) + "KiB"; }
@@ -263,7 +273,7 @@ std::vector<WriteBufferFit> fit_write_buffers(const std::vector<Trace>& traces, 
     std::string source = catalogue[device]["source"].Scalar();
     if (auto at = source.find(assumed_text); at != std::string::npos) source.replace(at, assumed_text.size(), "write buffer size");
     else source += "; write buffer size";
-    devices_yaml = with_line_in_entry(devices_yaml, device, "source", "\"" + source + why.str() + "\"");
+    devices_yaml = with_line_in_entry(devices_yaml, device, "source", double_quoted(source + why.str()));
     std::ostringstream report;
     report << "  write buffer of " << device << " (" << fit.traces
            << " page-writing traces): median log(simulated / measured write await) by buffer size:";
