@@ -31,17 +31,9 @@ double median(std::vector<double> v) {
 // A trace that writes pages in place: its flush batches reach the device as bursts.
 constexpr double kPageWritingPerTxn = 0.5;
 
-// The devices' catalogue with `device`'s `key` set to `value`.
-std::string with_value(const std::string& devices_yaml, const std::string& device, const std::string& key, const std::string& value) {
-  YAML::Node doc = YAML::Load(devices_yaml);
-  doc[device][key] = value;
-  YAML::Emitter e;
-  e << doc;
-  return std::string(e.c_str()) + "\n";
-}
-
 // `yaml` with the value of `key` in the top-level entry `entry` replaced by `value` (YAML text: a
-// plain scalar, or double_quoted()), the other lines and comments kept (the entry is a block mapping indented by two
+// plain scalar, or double_quoted()), edited line by line so that the other lines and the comments
+// (the file's header, the fits' residuals) stay (the entry is a block mapping indented by two
 // spaces, as calibrate writes it; a value continued on deeper-indented lines is replaced whole; a
 // key the entry lacks is added at its end).
 std::string with_line_in_entry(const std::string& yaml, const std::string& entry, const std::string& key, const std::string& value) {
@@ -76,14 +68,6 @@ std::string double_quoted(const std::string& text) {
 }
 
 std::string fmt_kib(double bytes) { return std::to_string(std::llround(bytes / 1024)) + "KiB"; }
-
-// The comment lines a catalogue starts with (what wrote it), which re-emitting it would drop.
-std::string leading_comments(const std::string& yaml) {
-  std::istringstream in(yaml);
-  std::string line, out;
-  while (std::getline(in, line) && line.rfind("#", 0) == 0) out += line + "\n";
-  return out;
-}
 
 // The traces of each device whose `counter` per transaction is above `threshold`, and whether fio
 // measured the device (any of its traces has fio jobs).
@@ -129,7 +113,7 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
     fit.traces = static_cast<int>(dirs.size());
     const ValidationOptions validation = trial_validation(profile_path, scratch, options);
     auto median_error = [&](double latency_s) {
-      write_output(scratch.string(), with_value(devices_yaml, device, "flush_latency", fmt_us(latency_s)));
+      write_output(scratch.string(), with_line_in_entry(devices_yaml, device, "flush_latency", fmt_us(latency_s)));
       auto doc = validate_traces(dirs, validation);
       std::vector<double> errors;
       for (const auto& row : doc["rows"]) errors.push_back(row["error_pct"]["tps"].get<double>());
@@ -195,12 +179,8 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
     if (options.duration_s > 0) why << " (" << options.duration_s << " s each)";
     why << ", is zero (V: fitted on the calibration traces; regula falsi in log space to within " << options.tolerance_pct
         << " point or a bracket ratio of " << options.ratio << ").";
-    YAML::Node doc = YAML::Load(devices_yaml);
-    doc[device]["flush_latency"] = fmt_us(fit.latency_s);
-    doc[device]["source"] = doc[device]["source"].Scalar() + why.str();
-    YAML::Emitter e;
-    e << doc;
-    devices_yaml = leading_comments(devices_yaml) + e.c_str() + "\n";
+    devices_yaml = with_line_in_entry(devices_yaml, device, "flush_latency", fmt_us(fit.latency_s));
+    devices_yaml = with_line_in_entry(devices_yaml, device, "source", double_quoted(catalogue[device]["source"].Scalar() + why.str()));
     std::ostringstream report;
     report << "  flush latency of " << device << " (no fio flush measured; " << fit.traces
            << " fsyncing traces): median signed TPS error by latency:";
@@ -229,7 +209,7 @@ std::vector<WriteBufferFit> fit_write_buffers(const std::vector<Trace>& traces, 
     const ValidationOptions validation = trial_validation(profile_path, scratch, options);
     // The median over the traces whose diskstats give a write await (nullopt: none does).
     auto median_log_ratio = [&](double bytes) -> std::optional<double> {
-      write_output(scratch.string(), with_value(devices_yaml, device, "write_cache", fmt_kib(bytes)));
+      write_output(scratch.string(), with_line_in_entry(devices_yaml, device, "write_cache", fmt_kib(bytes)));
       auto doc = validate_traces(dirs, validation);
       std::vector<double> logs;
       for (const auto& row : doc["rows"]) {
@@ -267,7 +247,6 @@ std::vector<WriteBufferFit> fit_write_buffers(const std::vector<Trace>& traces, 
         << " calibration traces that write pages, simulated with this profile";
     if (options.duration_s > 0) why << " (" << options.duration_s << " s each)";
     why << ", is zero (V: fitted on the calibration traces; bisection in log space to a ratio of " << options.buffer_ratio << ").";
-    // Edited in place, line by line, so that the entries' comments (the fits' residuals) stay.
     devices_yaml = with_line_in_entry(devices_yaml, device, "write_cache", fmt_kib(fit.bytes));
     const std::string assumed_text = "write buffer size assumed (U)";
     std::string source = catalogue[device]["source"].Scalar();
