@@ -1042,6 +1042,48 @@ TEST(Calibrate, ATracesScenarioRepeatsTheCapturesWarmUpAndFlushingSettings) {
   EXPECT_EQ(plain.find("adaptive_flushing_lwm"), std::string::npos);
 }
 
+TEST(Calibrate, RedoIsFittedPerRowChangeAndPerPageSplit) {
+  // The tmpfs copy of the data set was fresh when these ran (its packed index k split 0.46 times per
+  // transaction at 512M-t1, 0.08-0.09 by the 3G runs), and each split logs about a page: the fit
+  // separates that from the redo per row change, and a trace's scenario carries its own splits.
+  const std::string set = kTraces + "/local-vm/";
+  const std::string traces = set + "tmpfs-bp512M-t1 " + set + "tmpfs-bp512M-t4 " + set + "tmpfs-bp3G-t1 " + set + "tmpfs-bp3G-t4";
+  const std::string out = temp_path("split-redo.yaml");
+  auto c = run_cli("calibrate " + traces + " -o " + out);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_CONTAINS(c.err, "B per split");
+  auto profile = load_profile(out);
+  EXPECT_GT(profile.redo_bytes_per_page_split, 14000.0);  // about a 16 KiB page
+  EXPECT_LT(profile.redo_bytes_per_page_split, 19000.0);
+  EXPECT_GT(profile.redo_bytes_per_row_change, 200.0);
+  EXPECT_LT(profile.redo_bytes_per_row_change, 400.0);
+  EXPECT_GT(profile.page_splits_per_row_change, 0.02);  // the median of the four: between the 3G and the 512M runs
+  EXPECT_LT(profile.page_splits_per_row_change, 0.07);
+  auto y = scenario_for_trace(load_trace(set + "tmpfs-bp512M-t1"), out, {}, 5);
+  EXPECT_CONTAINS(y, "page_splits_per_row_change: 0.11");  // 0.46 splits per transaction of 4 row changes
+  // Traces whose server does not count splits: the mean redo per row change, and no split keys.
+  std::vector<std::string> copies;
+  for (const char* name : {"tmpfs-bp512M-t1", "tmpfs-bp3G-t1", "tmpfs-bp3G-t4"}) {
+    std::string dir = copy_trace(set + name, std::string("no-splits-") + name);
+    for (const char* file : {"/status_before.tsv", "/status_after.tsv"}) {
+      std::string text = read_file(dir + file), kept;
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);)
+        if (line.rfind("Innodb_buffer_pool_pages_split\t", 0) != 0) kept += line + "\n";
+      std::ofstream(dir + file) << kept;
+    }
+    copies.push_back(dir);
+  }
+  const std::string plain_out = temp_path("no-split-redo.yaml");
+  auto plain = run_cli("calibrate " + copies[0] + " " + copies[1] + " " + copies[2] + " -o " + plain_out);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(read_file(plain_out).find("redo_bytes_per_page_split"), std::string::npos);
+  auto plain_profile = load_profile(plain_out);
+  EXPECT_DOUBLE_EQ(plain_profile.redo_bytes_per_page_split, 0.0);
+  EXPECT_GT(plain_profile.redo_bytes_per_row_change, 500.0);  // the splits folded in: (8,860 + 2,784 + 2,599) / 3 / 4
+  EXPECT_EQ(scenario_for_trace(load_trace(copies[0]), plain_out, {}, 5).find("page_splits_per_row_change"), std::string::npos);
+}
+
 TEST(Calibrate, TheZeroLowWaterMarkFollowsTheServersVersion) {
   // MDEV-24537 (MariaDB 10.5.9): lwm 0 means "refer to innodb_max_dirty_pages_pct"; MariaDB 10.3
   // (MDEV-13845's server) and MySQL flush adaptively.

@@ -521,6 +521,24 @@ TEST(Database, FlushLogAtCommitOneFsyncsEveryGroup) {
   EXPECT_LE(fsyncs, 1.0);  // group commit: at most one per transaction
 }
 
+TEST(Database, RedoPerTransactionAddsTheDataSetsPageSplits) {
+  // Redo per writing transaction = its row changes x (the split-free redo per change + the data set's
+  // splits per change x the redo per split) + the commit record: oltp_read_write changes 4 rows.
+  std::string profile = mariadb_profile_with(
+      "split-redo-profile.yaml", "{redo_bytes_per_row_change: 300B, redo_bytes_per_page_split: 16000B, page_splits_per_row_change: 0.02}");
+  auto points = run_points(load_scenarios_from_text(small_database_with("database: {profile: " + profile +
+                                                                        ", buffer_pool: 8MiB, io_capacity: 2000}\n"
+                                                                        "sweep: {database.page_splits_per_row_change: [profile, 0.1]}\n"),
+                                                    "t.yaml"),
+                           2);
+  constexpr double kRowChanges = 4;
+  const double aged = kRowChanges * (300 + 0.02 * 16000) + poolsim::kCommitRedoBytes;
+  const double fresh = kRowChanges * (300 + 0.1 * 16000) + poolsim::kCommitRedoBytes;
+  // Transactions open at the window's ends log outside their count: a few tenths of a percent.
+  EXPECT_NEAR(points[0]["innodb"][0]["redo_bytes_per_txn"].get<double>(), aged, 0.01 * aged);
+  EXPECT_NEAR(points[1]["innodb"][0]["redo_bytes_per_txn"].get<double>(), fresh, 0.01 * fresh);
+}
+
 TEST(Database, FlushLogAtCommitTwoMakesNoFsyncPerCommit) {
   auto r = run("database: {buffer_pool: 64MiB, flush_log_at_trx_commit: 2}\n");
   double per_txn = r["innodb"][0]["redo_fsyncs_per_txn"].get<double>();

@@ -172,6 +172,68 @@ int row_changes_per_txn(const Trace& t) {
   return o.index_updates + o.non_index_updates + 2 * o.delete_inserts;
 }
 
+// Redo per transaction (less the commit record the model logs itself) = a x row changes + s x B-tree
+// page splits, by least squares over the traces that count both (Innodb_os_log_written,
+// Innodb_buffer_pool_pages_split). A split logs about a page,
+// and how often pages split is the data set's age, not the server's (traces/local-vm: a fresh copy of
+// the prepared data set splits 0.46 times per transaction, an aged one 0.04-0.05), so a mean per row
+// change would carry the calibration data set's age into every prediction. Without split counts in
+// every trace, or when the splits do not vary enough to tell the two terms apart (s not positive
+// and 2 standard errors clear of zero), the mean redo per row change, as before.
+struct RedoFit {
+  double per_row_change_bytes = 0, per_row_change_sigma = 0;
+  double per_split_bytes = 0, per_split_sigma = 0;
+  double splits_per_row_change = 0;  // the traces' median: the data set the profile assumes
+  double min_splits = 0, max_splits = 0;  // per row change, over the traces
+  double rms_bytes = 0;              // per transaction
+  int traces = 0;
+  bool with_splits = false;
+};
+
+RedoFit fit_redo(const std::vector<const Trace*>& traces) {
+  RedoFit fit;
+  std::vector<std::array<double, 3>> rows;  // row changes, splits, redo per transaction
+  double mean_sum = 0;
+  for (const Trace* t : traces) {
+    const auto redo = t->per_txn("Innodb_os_log_written");
+    const int changes = row_changes_per_txn(*t);
+    if (!redo || changes <= 0) continue;
+    mean_sum += *redo / changes;
+    ++fit.traces;
+    // The model logs the commit record itself (kCommitRedoBytes): the fit covers the rest.
+    if (auto splits = t->per_txn("Innodb_buffer_pool_pages_split"))
+      rows.push_back({static_cast<double>(changes), *splits, *redo - kCommitRedoBytes});
+  }
+  if (fit.traces > 0) fit.per_row_change_bytes = mean_sum / fit.traces;
+  const int n = static_cast<int>(rows.size());
+  if (n < 3 || n != fit.traces) return fit;
+  Eigen::MatrixXd A(n, 2);
+  Eigen::VectorXd b(n);
+  for (int i = 0; i < n; ++i) {
+    A(i, 0) = rows[i][0];
+    A(i, 1) = rows[i][1];
+    b(i) = rows[i][2];
+  }
+  const Eigen::VectorXd x = A.colPivHouseholderQr().solve(b);
+  const Eigen::VectorXd r = b - A * x;
+  const Eigen::MatrixXd cov = (A.transpose() * A).inverse() * (r.squaredNorm() / std::max(1, n - 2));
+  const double sigma_split = std::sqrt(std::max(0.0, cov(1, 1)));
+  if (!(x(0) > 0 && x(1) > 2 * sigma_split)) return fit;
+  fit.with_splits = true;
+  fit.per_row_change_bytes = x(0);
+  fit.per_row_change_sigma = std::sqrt(std::max(0.0, cov(0, 0)));
+  fit.per_split_bytes = x(1);
+  fit.per_split_sigma = sigma_split;
+  fit.rms_bytes = std::sqrt(r.squaredNorm() / n);
+  std::vector<double> per_change;
+  for (const auto& row : rows) per_change.push_back(row[1] / row[0]);
+  std::sort(per_change.begin(), per_change.end());
+  fit.min_splits = per_change.front();
+  fit.max_splits = per_change.back();
+  fit.splits_per_row_change = n % 2 ? per_change[n / 2] : (per_change[n / 2 - 1] + per_change[n / 2]) / 2;
+  return fit;
+}
+
 // CPU per transaction the fit explains, and what it covers. A capture with per-process figures
 // gives the server's own CPU; a trace with only iostat (traces/mdev-13845) gives the host's busy
 // CPU (user + nice + system of all CPUs), which also holds the client (sysbench on the same host)
@@ -732,10 +794,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   for (int k = 0; k < devices; ++k) io_cpu[kinds[k]] = {beta(1 + k), sigma(1 + k)};
   // 2. Client CPU per transaction = a x statements + b x max(0, threads - cores), from sysbench's
   //    measured CPU (the client's scheduling cost grows with its threads too); redo per row change
-  //    from the counter.
+  //    and per page split from the counters (fit_redo).
   std::vector<std::array<double, 3>> client_rows;  // statements, excess threads, CPU per txn
-  double redo_sum = 0;
-  int redo_n = 0;
+  const RedoFit redo = fit_redo(usable);
   // The pool's frames per nominal page (innodb_buffer_pool_size / 16 KiB): the rest of the pool holds
   // the pages' descriptors. Measured from Innodb_buffer_pool_pages_total at the end of each run.
   double frames_sum = 0;
@@ -768,11 +829,6 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     if (!std::isnan(sb))
       client_rows.push_back({statements_per_txn(*t), std::max(0.0, t->meta["workload"]["threads"].as<double>() - cores),
                              sb / 100.0 * cores / t->sysbench.tps * speed[i]});
-    auto redo = t->per_txn("Innodb_os_log_written");
-    if (redo && row_changes_per_txn(*t) > 0) {
-      redo_sum += *redo / row_changes_per_txn(*t);
-      ++redo_n;
-    }
   }
   const int client_n = static_cast<int>(client_rows.size());
   double client_statement_s = 0, client_excess_s = 0;
@@ -829,7 +885,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   report << "    rms residual = " << fmt_us(rms) << " per txn\n";
   report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
          << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
-  report << "  redo per row change = " << (redo_n ? redo_sum / redo_n : 0) << " B (" << redo_n << " traces)\n";
+  if (redo.with_splits)
+    report << "  redo per txn less the commit record (" << kCommitRedoBytes << " B) = a x row changes + s x page splits: a = " << redo.per_row_change_bytes << " +- " << redo.per_row_change_sigma
+           << " B per row change, s = " << redo.per_split_bytes << " +- " << redo.per_split_sigma << " B per split, rms residual "
+           << redo.rms_bytes << " B per txn (" << redo.traces << " traces; splits per row change " << redo.min_splits << " to "
+           << redo.max_splits << ", median " << redo.splits_per_row_change << ")\n";
+  else
+    report << "  redo per row change = " << redo.per_row_change_bytes << " B (" << redo.traces << " traces)\n";
   report << "  residuals (measured - fitted server CPU per txn):\n";
   for (int i = 0; i < n; ++i) {
     double fitted = (X.row(i) * beta)(0);
@@ -887,7 +949,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "idle_wakeup_cpu: " << fmt_us(beta(wake_column)) << "\n";
   if (!std::isnan(probe_ref))
     p << "cpu_probe_eps: " << probe_ref << "  # the reference core: mean sysbench cpu events/s of the traces (capture.cpu_probe_eps_*)\n";
-  p << "redo_bytes_per_row_change: " << std::lround(redo_n ? redo_sum / redo_n : 0) << "B\n";
+  p << "redo_bytes_per_row_change: " << std::lround(redo.per_row_change_bytes) << "B\n";
+  if (redo.with_splits) {
+    p << "redo_bytes_per_page_split: " << std::lround(redo.per_split_bytes) << "B  # fitted with the line above: redo per txn less the commit record (" << kCommitRedoBytes << " B) = a x row changes + s x Innodb_buffer_pool_pages_split per txn, rms "
+      << std::lround(redo.rms_bytes) << " B per txn\n";
+    p << "page_splits_per_row_change: " << redo.splits_per_row_change << "  # the calibration traces' median (" << redo.min_splits << " to "
+      << redo.max_splits << "): their data set's age, which validate replaces with each trace's own\n";
+  }
   if (frames_n > 0)
     p << "pool_frames_ratio: " << frames_sum / frames_n << "  # measured: Innodb_buffer_pool_pages_total / (buffer pool / 16 KiB), mean of "
       << frames_n << " traces\n";
@@ -1000,6 +1068,12 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
   auto scan_depth = t.variables.find("innodb_lru_scan_depth");
   if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
+  // The data set's age, when the server counts B-tree page splits: a fresh copy of a prepared data
+  // set splits its packed index at most inserts, an aged one rarely, and each split logs about a page
+  // (the profile's redo_bytes_per_page_split). A state of the data, not an outcome of the hardware.
+  const int row_changes = row_changes_per_txn(t);
+  if (auto splits = t.per_txn("Innodb_buffer_pool_pages_split"); splits && row_changes > 0)
+    y << "  page_splits_per_row_change: " << *splits / row_changes << "\n";
   // innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth free pages per instance, where
   // the version divides the pool (variables.tsv, else meta.yaml's server section).
   long instances = 1;

@@ -43,10 +43,9 @@ constexpr std::uint32_t kLruSearchScanThreshold = 100;
 // read_ahead_area being 64 pages (one extent of 16 KiB pages) for any pool of 2,048 pages or more.
 constexpr std::uint32_t kFlushAreaPages = 64;
 constexpr double kFreePageRetrySleep_s = 10e-3;
-// The commit's own mini-transaction (the undo log header set to committed, trx_undo_set_state_at_finish)
-// is logged at commit time, so a commit always needs a flush that starts after it: only commits that
-// overlap share one (group commit). A few header fields; U, not measured separately.
-constexpr double kCommitRecordBytes = 64;
+// The commit's own mini-transaction is logged at commit time (kCommitRedoBytes, profile.h), so a
+// commit always needs a flush that starts after it: only commits that overlap share one (group commit).
+constexpr double kCommitRecordBytes = kCommitRedoBytes;
 }  // namespace
 
 void WaitQueue::wait() {
@@ -122,6 +121,8 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
             static_cast<std::uint32_t>(std::lround(config.buffer_pool_bytes * profile.pool_frames_ratio / config.page_bytes)),
             config.old_blocks_ratio, config.old_blocks_time_s),
       rng_(seed) {
+  const double splits = config.page_splits_per_row_change >= 0 ? config.page_splits_per_row_change : profile.page_splits_per_row_change;
+  redo_bytes_per_row_change_ = profile.redo_bytes_per_row_change + splits * profile.redo_bytes_per_page_split;
   const double cache_pages = std::floor(config.page_cache_bytes / config.page_bytes);
   if (config.buffered_data_files && cache_pages >= 1)
     page_cache_ = std::make_unique<OsPageCache>(layout.total_pages(), static_cast<std::uint64_t>(cache_pages));
@@ -195,7 +196,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
     for (const auto& s : statements) {
       statement_pages(layout_, s, txn.pages, &txn.modified);
       txn.redo_before.resize(txn.pages.size(), static_cast<std::uint64_t>(txn.redo_bytes));
-      if (is_write(s.kind)) txn.redo_bytes += profile_.redo_bytes_per_row_change;
+      if (is_write(s.kind)) txn.redo_bytes += redo_bytes_per_row_change_;
     }
     for (auto page : txn.pages) pool_.prefetch(page);
   };
@@ -715,7 +716,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
     }
     if (is_write(s.kind)) {
       wrote = true;
-      txn_lsn = redo_->append(profile_.redo_bytes_per_row_change);
+      txn_lsn = redo_->append(redo_bytes_per_row_change_);
     }
     exit_innodb(t);
   }
@@ -732,6 +733,7 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
   if (wrote) {
     txn_lsn = redo_->append(kCommitRecordBytes);
     double start = now();
+    // The binlog's row events carry row images, no page splits: sized from the split-free redo.
     if (config_.binlog && config_.sync_binlog == 1) {
       // Two-phase commit: the prepare record is made durable, then the binlog group is fsynced.
       redo_->wait_durable(txn_lsn);

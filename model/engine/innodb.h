@@ -214,6 +214,7 @@ private:
   const DataLayout& layout_;
   DatabaseConfig config_;
   ServerProfile profile_;
+  double redo_bytes_per_row_change_ = 0;  // the profile's, with the data set's page splits
   BufferPool pool_;
   std::unique_ptr<OsPageCache> page_cache_;  // the OS page cache in front of the data files (flush_method fsync), or null
   std::unique_ptr<GroupCommitLog> redo_, binlog_;

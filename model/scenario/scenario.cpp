@@ -166,6 +166,7 @@ SpecPtr build_scenario_schema() {
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
            {"flush_method", with_default(one_of({"O_DIRECT", "fsync"}, "innodb_flush_method: O_DIRECT opens the data files past the OS page cache (MariaDB 10.6+ default); fsync reads and writes them through it (MySQL 5.x and MariaDB <= 10.5 default), so a buffer-pool miss the page cache holds is a memory copy, not a device read"), "O_DIRECT")},
            {"page_cache", with_default(with_keywords(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool"), {"auto"}), "auto")},
+           {"page_splits_per_row_change", with_default(with_keywords(real(0.0, 100.0, "B-tree page splits per row changed: the data set's age (a freshly loaded sysbench set splits its packed index k at most inserts; an aged one rarely), which sets the redo split pages add (the profile's redo_bytes_per_page_split); profile: the profile's figure. validate sets it from a trace's Innodb_buffer_pool_pages_split"), {"profile"}), "profile")},
            {"flush_neighbors", with_default(integer(0.0, 2.0, "innodb_flush_neighbors: a page flushed also writes the dirty pages of its 64-page area, 1 the contiguous run around it, 2 all of them (LRU flushes take only old pages, and free them too); 0: off. Defaults: MySQL 8.0 0, MySQL 5.7 and MariaDB 1 (MariaDB only on devices it finds rotational: the profile's flush_neighbors_devices)"), "0")},
        }, "The database server (InnoDB)")},
       {"simulation", map({
@@ -558,6 +559,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   d.write_io_slots = db["write_io_slots"].as<int>();
   d.page_cleaners = db["page_cleaners"].as<int>();
   d.buffer_pool_instances = db["buffer_pool_instances"].as<int>();
+  if (db["page_splits_per_row_change"].Scalar() != "profile") d.page_splits_per_row_change = db["page_splits_per_row_change"].as<double>();
   d.doublewrite_files = db["doublewrite_files"].as<int>();
   d.flush_neighbors = db["flush_neighbors"].as<int>();
   d.buffered_data_files = db["flush_method"].Scalar() == "fsync";
@@ -704,7 +706,9 @@ SpecPtr build_profile_schema() {
       {"pool_frames_ratio", with_default(real(0.5, 1.0, "Buffer pool frames per page of innodb_buffer_pool_size: the rest holds the pages' descriptors (measured as Innodb_buffer_pool_pages_total over the pool's pages; calibrate writes it)"), "1.0")},
       {"flush_neighbors_devices", with_default(one_of({"all", "rotational"}, "Where innodb_flush_neighbors applies: all tablespaces (MySQL 5.6-8.4) or those on a device the server finds rotational (MariaDB 10.3+ fil_space_t::is_rotational: every file except those on a block device whose queue/rotational is 0; tmpfs counts as rotational)"), "all")},
       {"lru_written_pages", with_default(one_of({"freed", "kept"}, "What MariaDB's LRU flush does with the pages it writes: freed when each write completes, neighbours from the old sublist only (10.5-10.6 source; MySQL alike), or kept in the LRU clean for the next walk, neighbours young or old (the 10.11 branch's later source; calibrate measures it: Innodb_buffer_pool_pages_LRU_freed against the pages read)"), "freed")},
-      {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed"))},
+      {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Redo generated per row changed, page splits apart"))},
+      {"redo_bytes_per_page_split", with_default(quantity(Dimension::Bytes, 0.0, 1048576.0, "Redo logged per B-tree page split (calibrate fits it where the traces count splits: Innodb_buffer_pool_pages_split)"), "0B")},
+      {"page_splits_per_row_change", with_default(real(0.0, 100.0, "B-tree page splits per row changed on the data set the profile assumes (the calibration traces' median; database.page_splits_per_row_change overrides it)"), "0")},
       {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
   }, "A server version profile");
@@ -763,6 +767,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.oversubscription_cpu_s = q(doc["oversubscription_cpu"], Dimension::Seconds);
   p.idle_wakeup_cpu_s = q(doc["idle_wakeup_cpu"], Dimension::Seconds);
   p.redo_bytes_per_row_change = q(doc["redo_bytes_per_row_change"], Dimension::Bytes);
+  p.redo_bytes_per_page_split = q(doc["redo_bytes_per_page_split"], Dimension::Bytes);
+  p.page_splits_per_row_change = doc["page_splits_per_row_change"].as<double>();
   const double scale = doc["server_cpu_scale"].as<double>();
   for (auto& c : p.statement_cpu_s) c *= scale;
   for (double* c : {&p.range_row_cpu_s, &p.page_hit_cpu_s, &p.page_read_cpu_s, &p.page_write_cpu_s, &p.checksum_crc32_cpu_s,

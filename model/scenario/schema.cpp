@@ -223,8 +223,11 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
       return;
     }
     case Kind::Real: {
+      for (const auto& k : spec.keywords)
+        if (k == text) return;
       double value = 0;
-      if (!parse_real(text, &value)) fail("expected a number, got '" + text + "'");
+      if (!parse_real(text, &value))
+        fail("expected a number" + std::string(spec.keywords.empty() ? "" : " or " + spec.keywords.front()) + ", got '" + text + "'");
       check_range(value, spec, text, origin, path, node);
       return;
     }
@@ -360,11 +363,17 @@ nlohmann::json to_json_schema(const Spec& spec) {
       if (spec.min) out["minimum"] = *spec.min;
       if (spec.max) out["maximum"] = *spec.max;
       break;
-    case Kind::Real:
-      out["type"] = "number";
-      if (spec.min) out[spec.min_exclusive ? "exclusiveMinimum" : "minimum"] = *spec.min;
-      if (spec.max) out["maximum"] = *spec.max;
+    case Kind::Real: {
+      nlohmann::json number = {{"type", "number"}};
+      if (spec.min) number[spec.min_exclusive ? "exclusiveMinimum" : "minimum"] = *spec.min;
+      if (spec.max) number["maximum"] = *spec.max;
+      if (spec.keywords.empty()) {
+        for (auto it = number.begin(); it != number.end(); ++it) out[it.key()] = it.value();
+      } else {
+        out["anyOf"] = {number, {{"enum", spec.keywords}}};
+      }
       break;
+    }
     case Kind::Bool: out["type"] = "boolean"; break;
     case Kind::Quantity: {
       std::string units;
