@@ -819,9 +819,79 @@ def location_datadir(args, loc, pristine):
             shutil.rmtree(datadir)
         log("copying prepared datadir to %s" % datadir)
         run(["cp", "-a", pristine, datadir], timeout=3600)
+        copied = now_iso()
         with open(marker, "w") as f:
-            f.write(now_iso() + "\n")
+            f.write(copied + "\n")
+        with open(age_path(base), "w") as f:
+            json.dump({"copied": copied, "transactions": 0}, f, indent=1)
+        if args.age_transactions > 0:
+            age_dataset(args, loc, base, datadir)
     return base, datadir
+
+
+# The data set's age: sysbench builds each table's index k after loading its rows, packed full, so a
+# fresh copy splits k leaves at most inserts and each split logs about a page of redo (0.46 splits per
+# transaction on the first runs of a fresh copy, 0.04-0.05 on an aged one: traces/local-vm, README
+# "Session 34"). AGE.json beside a location's copy counts the transactions run on it since the copy.
+def age_path(base):
+    return os.path.join(base, "AGE.json")
+
+
+def read_age(base):
+    """{"copied": iso, "transactions": n}; transactions None for a copy made before the ledger."""
+    try:
+        with open(age_path(base)) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        copied = None
+        marker = os.path.join(base, "COPIED")
+        if os.path.exists(marker):
+            with open(marker) as f:
+                copied = f.read().strip() or None
+        return {"copied": copied, "transactions": None}
+
+
+def add_age(base, transactions):
+    age = read_age(base)
+    if age.get("transactions") is not None and transactions:
+        age["transactions"] += int(transactions)
+        with open(age_path(base), "w") as f:
+            json.dump(age, f, indent=1)
+    return age
+
+
+def sysbench_transactions(path):
+    """Transactions a sysbench log reports (0 when it has no summary)."""
+    try:
+        with open(path) as f:
+            for line in f:
+                m = _FINAL["transactions"].match(line)
+                if m:
+                    return int(m.group(1))
+    except FileNotFoundError:
+        pass
+    return 0
+
+
+def age_dataset(args, loc, base, datadir):
+    """Runs --age-transactions transactions of the capture's workload on a fresh copy (16 threads or
+    more, a pool of the matrix's largest size), so its index k is past its first splits before any
+    point is measured."""
+    rundir = os.path.join(args.work, "run")
+    srv = Server(args, loc, datadir, max(args.bp), rundir)
+    logpath = os.path.join(base, "age.log")
+    log("ageing the %s copy: %d transactions" % (loc, args.age_transactions))
+    srv.start()
+    try:
+        cmd = sysbench_cmd(args, srv, max(16, max(args.threads)), 0)
+        cmd.insert(-1, "--events=%d" % args.age_transactions)
+        rc, _ = run_sysbench(cmd, logpath)
+        if rc != 0:
+            raise RuntimeError("ageing sysbench failed rc=%d (see %s)" % (rc, logpath))
+    finally:
+        srv.stop()
+    age = add_age(base, sysbench_transactions(logpath))
+    log("aged the %s copy: %s transactions since the copy" % (loc, age.get("transactions")))
 
 
 def release_location(args, loc):
@@ -956,7 +1026,7 @@ def status_value(tsv, name):
     return None
 
 
-def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
+def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset, base=None):
     final = os.path.join(args.out, name)
     tmp = final + ".partial"
     if os.path.exists(tmp):
@@ -970,6 +1040,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         with open("/proc/sys/vm/drop_caches", "w") as f:
             f.write("3\n")
     waited, quiet_pct = wait_for_quiet(args, name)
+    age = read_age(base) if base else {"copied": None, "transactions": None}
     probe_before = cpu_probe(args)
     started = now_iso()
     srv.start()
@@ -1032,6 +1103,10 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         srv.stop()
         if os.path.exists(srv.errlog):
             shutil.copyfile(srv.errlog, os.path.join(tmp, "mariadbd.err"))
+        # The copy has aged by whatever ran, kept or not.
+        if base:
+            add_age(base, sysbench_transactions(os.path.join(tmp, "warmup.log")) +
+                    sysbench_transactions(os.path.join(tmp, "sysbench.log")))
     shutil.copyfile(srv.cnf, os.path.join(tmp, "my.cnf"))
     probe_after = cpu_probe(args)  # after the server stopped: nothing else busy
 
@@ -1063,7 +1138,12 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset):
         "host": host_info(),
         "storage": storage_info(args, loc, datadir),
         "dataset": {"datadir_bytes": dataset.get("datadir_bytes"),
-                    "sbtest_bytes": dataset.get("sbtest_bytes")},
+                    "sbtest_bytes": dataset.get("sbtest_bytes"),
+                    # the copy this point ran on: when it was made from the prepared data set and
+                    # the sysbench transactions run on it before this point's warm-up (null: a copy
+                    # made before the count was kept)
+                    "copied": age.get("copied"),
+                    "transactions_before": age.get("transactions")},
         "capture": dict({
             "tool": "calibrate/capture.py",
             "started": started,
@@ -1293,6 +1373,10 @@ def main(argv=None):
     ap.add_argument("--perf-sched", type=int, default=0, metavar="S",
                     help="diagnostic: record the scheduler (perf sched) for S seconds in the "
                          "middle of the measured run; writes perf_sched_latency.txt")
+    ap.add_argument("--age-transactions", type=int, default=0, metavar="N",
+                    help="after copying the prepared data set to a location, run N transactions on "
+                         "it before the first point (a fresh copy's packed index k splits at most "
+                         "inserts; meta.yaml dataset.transactions_before records the age either way)")
     ap.add_argument("--tmpfs-size", default="10g")
     ap.add_argument("--keep-tmpfs", action="store_true")
     ap.add_argument("--drop-caches", action="store_true",
@@ -1378,7 +1462,7 @@ def main(argv=None):
             continue
         for (l, bp, t, name) in loc_pts:
             try:
-                capture_point(args, l, bp, t, name, datadir, fio_outdir, dataset)
+                capture_point(args, l, bp, t, name, datadir, fio_outdir, dataset, base)
                 done += 1
             except Exception as e:  # keep going with the rest of the matrix
                 log("FAILED %s: %s" % (name, e))
