@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <regex>
 #include <sstream>
 
 #include "calibration.h"
@@ -344,6 +346,49 @@ TEST(Trace, ACounterThatFellBetweenTheSnapshotsNamesFileLineAndKey) {
   EXPECT_CONTAINS(e, "Innodb_buffer_pool_reads");
   EXPECT_CONTAINS(e, "fell");
   EXPECT_TRUE(t.per_txn("Innodb_pages_written").has_value());
+}
+
+TEST(Trace, SnapshotsThatCannotBeOneRunsAreRefusedWithFileLineAndKey) {
+  // A counter twice in one snapshot (two dumps mixed), a count beyond 64 bits, a diskstats counter
+  // that fell or a device that vanished, a second run summary or a zero 95th percentile in the log:
+  // each would reach the fit or the comparison as a wrong number.
+  const std::string from = kTraces + "/local-vm/disk-bp1G-t4";
+  std::string dir = copy_trace(from, "status-twice");
+  std::ofstream(dir + "/status_after.tsv", std::ios::app) << "Innodb_buffer_pool_reads\t9999999\n";
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:");
+  EXPECT_CONTAINS(e, "Innodb_buffer_pool_reads");
+  EXPECT_CONTAINS(e, "appears twice");
+  dir = copy_trace(from, "status-65-bits");
+  replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_reads\t", "Innodb_buffer_pool_reads\t18446744073709551616");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "not a number a counter can hold");
+  dir = copy_trace(from, "diskstats-fell");
+  std::string after = read_file(dir + "/diskstats_after.txt");
+  std::ofstream(dir + "/diskstats_after.txt") << std::regex_replace(after, std::regex(R"(( vda \d+ \d+ \d+ \d+ )\d+)"), "$010");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "diskstats_after.txt");
+  EXPECT_CONTAINS(e, "writes completed fell");
+  dir = copy_trace(from, "diskstats-vanished");
+  std::ofstream(dir + "/diskstats_after.txt") << std::regex_replace(after, std::regex(R"(.* vda .*\n)"), "");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "is in diskstats_before.txt but not here");
+  dir = copy_trace(from, "two-summaries");
+  const std::string log = read_file(dir + "/sysbench.log");
+  std::ofstream(dir + "/sysbench.log") << log << log;
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "sysbench.log:");
+  EXPECT_CONTAINS(e, "a second run summary");
+  dir = copy_trace(from, "zero-p95");
+  std::ofstream(dir + "/sysbench.log") << std::regex_replace(log, std::regex(R"(95th percentile:\s+[0-9.]+)"), "95th percentile: 0.00");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "a transaction takes some time");
+  // meta.yaml: innodb_flush_method is one of the server's values (a typo would read as O_DIRECT).
+  dir = copy_trace(from, "flush-method-typo");
+  const std::string meta = read_file(dir + "/meta.yaml");
+  ASSERT_NE(meta.find("flush_method: O_DIRECT"), std::string::npos);
+  std::ofstream(dir + "/meta.yaml") << std::regex_replace(meta, std::regex("flush_method: O_DIRECT"), "flush_method: fsycn");
+  const auto server_line = 1 + std::count(meta.begin(), meta.begin() + static_cast<long>(meta.find("flush_method: O_DIRECT")), '\n');
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(server_line));
+  EXPECT_CONTAINS(e, "server.flush_method");
 }
 
 TEST(Trace, ParsesDiskstatsOfOldAndNewKernels) {

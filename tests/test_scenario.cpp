@@ -1,6 +1,7 @@
 // Scenario loading: defaults, overrides, sweeps, and the errors bad input gets (file, line, column,
 // key, and a did-you-mean where one helps).
 #include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
 
 #include "scenario/scenario.h"
 #include "test_support.h"
@@ -341,4 +342,34 @@ TEST(Scenario, FlushingSettingsInnodbRefusesTogetherAreErrors) {
 
 TEST(Scenario, AFioJobUnderAnotherGeneratorIsAnError) {
   EXPECT_CONTAINS(error_of("workload: {kind: sysbench, fio: {rw: randread}}\n"), "would not run");
+}
+
+TEST(Scenario, RunsTheSimulatorCannotFinishAreRefusedUpFront) {
+  // More client threads than the kernel lets a process map stacks for (the simulation would abort).
+  auto e = error_of("workload: {kind: sysbench, threads: 100000}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:");
+  EXPECT_CONTAINS(e, "workload.threads");
+  EXPECT_CONTAINS(e, "vm.max_map_count");
+  // A timed warm-up past a simulated day, and batches that do not fit in max_duration.
+  e = error_of("simulation: {warmup: 1000000h}\n");
+  EXPECT_CONTAINS(e, "simulation.warmup");
+  EXPECT_CONTAINS(e, "longer than a simulated day");
+  e = error_of("simulation: {batch: 1h, max_duration: 1s}\n");
+  EXPECT_CONTAINS(e, "simulation.batch");
+  EXPECT_CONTAINS(e, "fewer than the 2 batches");
+  // min_batches that do not fit are as many as fit: max_duration caps the measurement.
+  auto capped = load_scenarios_from_text("simulation: {batch: 250ms, min_batches: 8, max_duration: 1s}\n", "ok.yaml");
+  EXPECT_EQ(capped.front().simulation.min_batches, 4);
+}
+
+TEST(Scenario, AProfileWhoseStatementsCostNothingIsAnError) {
+  YAML::Node profile = YAML::LoadFile(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
+  for (auto it = profile["cpu"]["statement"].begin(); it != profile["cpu"]["statement"].end(); ++it) it->second = "0us";
+  profile["cpu"]["client_statement"] = "0us";
+  YAML::Emitter out;
+  out << profile;
+  const std::string path = poolsim::testing::write_temp("zero-cpu-profile.yaml", std::string(out.c_str()) + "\n");
+  auto e = error_of("workload: {kind: sysbench}\ndatabase: {profile: " + path + "}\n");
+  EXPECT_CONTAINS(e, "zero-cpu-profile.yaml:");
+  EXPECT_CONTAINS(e, "cpu.statement");
 }

@@ -852,6 +852,12 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const double write_unit_s = split ? beta(write_column) : beta(0);
   const auto first_units = shape_units_split(*usable.front());
   const double first_s = unit_s * first_units.first + write_unit_s * first_units.second;
+  // A profile whose statements cost nothing cannot be simulated (transactions would take no time):
+  // a fit that puts all the CPU on the IO and thread terms says the traces' counters are wrong.
+  if (!(first_s > 0))
+    throw InputError({usable.front()->dir + "/status_after.tsv", 0, 0}, "cpu.statement",
+                     "the fit leaves no CPU to the statements (S = " + fmt_us(first_s) +
+                         "): the traces' page reads, writes or threads explain all their CPU; check their counters");
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
@@ -1098,9 +1104,11 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   auto cleaners = t.variables.find("innodb_page_cleaners");
   const long page_cleaners = cleaners != t.variables.end() ? std::lround(cleaners->second) : defaults.page_cleaners;
   y << "  page_cleaners: " << std::max(1L, std::min(page_cleaners, instances)) << "\n";
-  // innodb_flush_method fsync reads the data files through the OS page cache. On tmpfs the files are
-  // that cache already, and the trace's device (the fitted tmpfs) stands for it: not passed there.
-  if (s["flush_method"] && s["flush_method"].Scalar() == "fsync" && t.meta["storage"]["kind"].Scalar() != "tmpfs")
+  // innodb_flush_method fsync (and O_DSYNC, which syncs only the log) reads the data files through the
+  // OS page cache. On tmpfs the files are that cache already, and the trace's device (the fitted tmpfs)
+  // stands for it: not passed there.
+  if (s["flush_method"] && (s["flush_method"].Scalar() == "fsync" || s["flush_method"].Scalar() == "O_DSYNC") &&
+      t.meta["storage"]["kind"].Scalar() != "tmpfs")
     y << "  flush_method: fsync\n";
   y << "  flush_log_at_trx_commit: " << s["flush_log_at_trx_commit"].Scalar() << "\n";
   y << "  doublewrite: " << s["doublewrite"].Scalar() << "\n";
@@ -1135,8 +1143,11 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   double window_s = w["duration_s"] ? w["duration_s"].as<double>() : t.sysbench.total_time_s;
   if (!(window_s > 0)) window_s = kDefaultWindowSeconds;
   if (max_duration_s > 0) window_s = std::min(window_s, max_duration_s);
-  const int batches = std::max(kMinValidateBatches, static_cast<int>(std::lround(window_s / kValidateBatchSeconds)));
-  y << "simulation: {seed: 1, warmup: " << warmup_s << "s, batch: " << kValidateBatchSeconds << "s, min_batches: " << batches
+  // A window shorter than the minimum batches of the usual length gets shorter batches (its min_batches
+  // must fit in its max_duration).
+  const double batch_s = std::min(kValidateBatchSeconds, window_s / kMinValidateBatches);
+  const int batches = std::max(kMinValidateBatches, static_cast<int>(std::lround(window_s / batch_s)));
+  y << "simulation: {seed: 1, warmup: " << warmup_s << "s, batch: " << batch_s << "s, min_batches: " << batches
     << ", target_ci: 2%, max_duration: " << window_s << "s}\n";
   return y.str();
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cctype>
 #include <cmath>
+#include <tuple>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
@@ -46,7 +47,7 @@ const Spec& meta_schema() {
   static const SpecPtr spec = map({
       {"engine", required(map({{"product", required(one_of({"mariadb", "mysql", "greatsql", "percona"}))},
                                {"version", required(string())}}, "", true))},
-      {"workload", required(map({{"tool", with_default(string(), "sysbench")},
+      {"workload", required(map({{"tool", with_default(one_of({"sysbench"}), "sysbench")},
                                  {"version", with_default(string(), "1.0.20")},
                                  {"test", with_default(string(), "oltp_read_write")},
                                  {"tables", required(integer(1.0, 1e6))},
@@ -64,7 +65,10 @@ const Spec& meta_schema() {
                                {"io_capacity", with_default(integer(1.0, 1e9), "200")},
                                {"io_capacity_max", integer(1.0, 1e9)},
                                {"log_file_size", quantity(Dimension::Bytes, 0.0, std::nullopt)},
-                               {"flush_method", with_default(string(), "O_DIRECT")}}, "", true))},
+                               // innodb_flush_method's Unix values: O_DIRECT and O_DIRECT_NO_FSYNC bypass the OS page cache
+                               // for the data files, fsync and O_DSYNC read and write them through it (a typo would be
+                               // read as O_DIRECT, the default, and change the prediction silently)
+                               {"flush_method", with_default(one_of({"O_DIRECT", "O_DIRECT_NO_FSYNC", "fsync", "O_DSYNC"}), "O_DIRECT")}}, "", true))},
       {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", quantity(Dimension::Bytes, 0.0, std::nullopt)}}, "", true))},
       {"storage", required(map({{"kind", required(one_of({"nvme", "sata", "pcie-flash", "tmpfs", "virtual-disk", "nvmeof"}))},
                                 {"device", string()}, {"fs", string()},
@@ -116,6 +120,10 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     } else if (std::regex_search(line, m, interval05)) {
       r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[3], file, n)});
     } else if (std::regex_search(line, m, transactions)) {
+      // One run, one summary: a second is two logs joined, whose figures would mix.
+      if (saw_transactions)
+        throw InputError({file, n, 0}, "transactions", "a second run summary (the first at line " + std::to_string(transactions_line) +
+                                                           "): one log per trace");
       r.transactions = static_cast<std::uint64_t>(number(m[1], file, n));
       r.tps = number(m[2], file, n);
       saw_transactions = true;
@@ -131,7 +139,12 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
       if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; }
       else if (what == "max") r.latency_max_ms = v;
       else if (what.find("99") != std::string::npos) r.latency_p99_ms = v;
-      else if (what.find("95") != std::string::npos) { r.latency_p95_ms = v; saw_p95 = true; }
+      else if (what.find("95") != std::string::npos) {
+        // A run whose transactions took no time has no latency to compare (its error would be infinite).
+        if (!(v > 0)) throw InputError({file, n, 0}, what, "a 95th percentile of " + m[2].str() + " ms: a transaction takes some time");
+        r.latency_p95_ms = v;
+        saw_p95 = true;
+      }
     } else if (std::regex_search(line, m, total_time)) {
       r.total_time_s = number(m[1], file, n);
     } else if (std::regex_search(line, m, threads)) {
@@ -170,6 +183,7 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
 
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters) {
   std::map<std::string, double> values;
+  std::map<std::string, int> first_line;  // a name twice is two snapshots mixed: which one would be read?
   std::istringstream in(text);
   std::string line;
   int n = 0;
@@ -179,6 +193,8 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     auto tab = line.find('\t');
     if (tab == std::string::npos) throw InputError({file, n, 0}, "", "expected 'name<TAB>value'");
     std::string name = line.substr(0, tab), value = line.substr(tab + 1);
+    if (auto [seen, inserted] = first_line.emplace(name, n); !inserted)
+      throw InputError({file, n, 1}, name, "appears twice (first at line " + std::to_string(seen->second) + ")");
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
     // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
     // SHOW STATUS (`counters`) a value that starts as a number is a counter and must be one: "12abc",
@@ -188,8 +204,15 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
     const bool whole = end != value.c_str() && *end == '\0';
-    constexpr double kCounterMax = 18446744073709551615.0;  // SHOW STATUS counters are unsigned 64-bit at most
-    if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || std::abs(v) > kCounterMax)))
+    // SHOW STATUS counters are unsigned 64-bit at most; a double cannot tell 2^64 - 1 from 2^64, so a
+    // value written as an integer is checked as one.
+    bool beyond_64_bits = std::abs(v) >= 18446744073709551616.0;
+    if (whole && value.find_first_not_of("0123456789") == std::string::npos) {
+      errno = 0;
+      std::strtoull(value.c_str(), nullptr, 10);
+      beyond_64_bits = errno == ERANGE;
+    }
+    if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || beyond_64_bits)))
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
     if (whole) values[name] = v;
   }
@@ -384,6 +407,8 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
     return node.get<double>();
   };
   r.rw = opt("rw", "randread");
+  static const std::set<std::string> kFioPatterns = {"read", "write", "randread", "randwrite", "rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite"};
+  if (!kFioPatterns.count(r.rw)) throw InputError({file, 0, 0}, "job options.rw", "'" + r.rw + "' is not an fio IO pattern (randread, randwrite, randrw, ...)");
   const std::string iodepth = opt("iodepth", "1");
   std::string bs = opt("bs", "4k");
   try {
@@ -413,6 +438,11 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
         throw InputError({file, 0, 0}, at + ".lat_ns.mean", "missing");
       iops = figure(job[name]["iops"], at + ".iops", own);
       latency_s = figure(job[name]["lat_ns"]["mean"], at + ".lat_ns.mean", own) * 1e-9;
+      // A mean IO latency past a minute is no device's (and the devices built from it would be
+      // refused later, named by a temporary file): said here, at the job's figure.
+      constexpr double kMaxIoLatency_s = 60;
+      if (latency_s > kMaxIoLatency_s)
+        throw InputError({file, 0, 0}, at + ".lat_ns.mean", "a mean IO latency of " + std::to_string(latency_s) + " s: no device is that slow");
     }
   };
   side_figures("read", r.read_iops, r.read_latency_mean_s);
@@ -689,6 +719,28 @@ Trace load_trace(const std::string& dir) {
   for (const char* which : {"diskstats_before.txt", "diskstats_after.txt"}) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp_present(p), p.string());
+  }
+  // The two snapshots must be of one boot, one device each: a device missing after, or a counter that
+  // fell, would make a negative (wrapped) count of requests and a wrong await.
+  if (!t.diskstats_before.empty() || !t.diskstats_after.empty()) {
+    const std::string after_file = (fs::path(dir) / "diskstats_after.txt").string();
+    for (const auto& [device, before] : t.diskstats_before) {
+      auto after = t.diskstats_after.find(device);
+      if (after == t.diskstats_after.end())
+        throw InputError({after_file, 0, 0}, device, "device '" + device + "' is in diskstats_before.txt but not here");
+      const DiskStats& a = after->second;
+      for (const auto& [name, was, is] : {std::tuple<const char*, std::uint64_t, std::uint64_t>{"reads completed", before.reads, a.reads},
+                                          {"time reading (ms)", before.read_ms, a.read_ms},
+                                          {"writes completed", before.writes, a.writes},
+                                          {"time writing (ms)", before.write_ms, a.write_ms},
+                                          {"sectors read", before.read_sectors, a.read_sectors},
+                                          {"sectors written", before.write_sectors, a.write_sectors},
+                                          {"flushes completed", before.flushes.value_or(0), a.flushes.value_or(before.flushes.value_or(0))},
+                                          {"time flushing (ms)", before.flush_ms.value_or(0), a.flush_ms.value_or(before.flush_ms.value_or(0))}})
+        if (is < was)
+          throw InputError({after_file, 0, 0}, device, std::string(name) + " fell from " + std::to_string(was) + " (diskstats_before.txt) to " +
+                                                           std::to_string(is) + ": the snapshots are not of one run (a reboot between them?)");
+    }
   }
   auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
   if (fs::exists(bursts)) {

@@ -315,6 +315,15 @@ namespace {
 
 // The first of `keys` the file itself writes under `section` (a null node when it writes none: the
 // value came from a default or --set), for an error's file:line:column.
+// The kernel's limit on a process's memory mappings (/proc/sys/vm/max_map_count; Linux's default
+// 65530 where it cannot be read).
+long max_map_count() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  long value = 0;
+  if (in >> value && value > 0) return value;
+  return 65530;
+}
+
 YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializer_list<const char*> keys) {
   if (raw[section])
     for (const char* key : keys)
@@ -525,6 +534,22 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.workload.rate_tps = q(w["rate"], Dimension::PerSecond);
   s.workload.clients.remote = w["clients"]["location"].Scalar() == "remote";
   s.workload.clients.round_trip_s = q(w["clients"]["round_trip"], Dimension::Seconds);
+  // Each client thread of a sysbench run is a SimGrid actor with its own stack: about two memory
+  // mappings each (the stack and its guard page). Past the kernel's vm.max_map_count the simulation
+  // cannot create them and aborts, so say so here, with the key.
+  if (s.workload.kind == "sysbench") {
+    const long actors = static_cast<long>(s.compute.count) * std::max(s.workload.threads, s.workload.warmup_threads);
+    const long limit = max_map_count();
+    constexpr long kMappingsPerActor = 2, kMappingsReserved = 2000;  // the process's own libraries, heap, pool
+    if (actors * kMappingsPerActor + kMappingsReserved > limit) {
+      const bool warmup = s.workload.warmup_threads > s.workload.threads;
+      const std::string key = warmup ? "workload.warmup_threads" : "workload.threads";
+      throw InputError(origin.locate(key, raw["workload"][warmup ? "warmup_threads" : "threads"]), key,
+                       std::to_string(actors) + " client threads (x compute.count) need about " + std::to_string(actors * kMappingsPerActor) +
+                           " memory mappings for their stacks, more than this system allows (vm.max_map_count = " + std::to_string(limit) +
+                           "): use fewer threads, or raise it (sysctl vm.max_map_count)");
+    }
+  }
 
   const auto& db = doc["database"];
   auto& d = s.database;
@@ -613,6 +638,17 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.simulation.seed = sim["seed"].as<std::uint64_t>();
   s.simulation.warmup_auto = sim["warmup"].Scalar() == "auto";
   s.simulation.warmup_s = s.simulation.warmup_auto ? 0.0 : q(sim["warmup"], Dimension::Seconds);
+  // A timed warm-up runs every simulated second like the measurement: one longer than a simulated day
+  // is a mistake (hours of wall time per simulated hour at high throughput), not a setting.
+  constexpr double kMaxTimedWarmup_s = 86400;
+  for (const char* key : {"warmup", "fast_forward_pace", "fast_forward_settle"}) {
+    const std::string text = sim[key].Scalar();
+    if (text == "auto" || text == "warmup") continue;
+    if (q(sim[key], Dimension::Seconds) > kMaxTimedWarmup_s)
+      throw InputError(origin.locate(std::string("simulation.") + key, written_at(raw, "simulation", {key})), std::string("simulation.") + key,
+                       "a timed warm-up of " + text + " is longer than a simulated day (" + format_quantity(kMaxTimedWarmup_s, Dimension::Seconds) +
+                           "): use simulation.warmup_turnovers with warmup_fast_forward for long warm-ups");
+  }
   // Warm-up threads need a closed loop and a warm-up of known length: an open loop (rate) has no
   // per-thread loop to stop, and a detected warm-up would end while they still run.
   if (doc["workload"]["warmup_threads"] && (s.workload.rate_tps > 0 || s.simulation.warmup_auto))
@@ -663,6 +699,15 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
                          " batches in simulation.max_duration (" + format_quantity(s.simulation.max_duration_s, Dimension::Seconds) +
                          "); at most " + std::to_string(kMaxBatches) + ": lengthen the batch");
   }
+  // max_duration caps the measurement: min_batches batches that do not fit in it are as many as fit,
+  // and a confidence interval needs two at least (a batch of an hour in a 1-s cap ran for hours).
+  const int fitting = static_cast<int>(std::floor(s.simulation.max_duration_s / s.simulation.batch_s + 1e-9));
+  if (fitting < 2)
+    throw InputError(origin.locate("simulation.batch", written_at(raw, "simulation", {"batch", "max_duration"})), "simulation.batch",
+                     "a batch of " + format_quantity(s.simulation.batch_s, Dimension::Seconds) + " leaves fewer than the 2 batches an interval needs in "
+                         "simulation.max_duration (" + format_quantity(s.simulation.max_duration_s, Dimension::Seconds) +
+                         "): shorten the batch or raise max_duration");
+  s.simulation.min_batches = std::min(s.simulation.min_batches, fitting);
   return s;
 }
 
@@ -744,6 +789,7 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   // Named at its own first line: an error without a line would be reported at the scenario's key.
   if (!doc.IsMap()) throw InputError({origin_name, 1, 1}, "", doc.IsNull() ? "the profile is empty" : "a profile must be a YAML mapping");
   validate(doc, profile_schema(), Origin{origin_name, {}});
+  const YAML::Node raw_profile = parse_yaml(text, origin_name);  // with the file's marks, for errors found below
   doc = with_defaults(doc, profile_schema());
   ServerProfile p;
   p.name = doc["name"].Scalar();
@@ -758,6 +804,15 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   p.checksum_crc32_cpu_s = q(cpu["checksum_crc32"], Dimension::Seconds);
   p.checksum_innodb_cpu_s = q(cpu["checksum_innodb"], Dimension::Seconds);
   p.client_statement_cpu_s = q(cpu["client_statement"], Dimension::Seconds);
+  // A statement that costs no CPU on either side takes no time: transactions would complete without
+  // the clock moving, and the run would measure nothing (or infinite throughput).
+  double statement_cpu_s = p.client_statement_cpu_s;
+  for (double c : p.statement_cpu_s) statement_cpu_s += c;
+  if (!(statement_cpu_s > 0)) {
+    const YAML::Node at = raw_profile["cpu"]["statement"];
+    throw InputError({origin_name, at && at.Mark().line >= 0 ? at.Mark().line + 1 : 1, at && at.Mark().column >= 0 ? at.Mark().column + 1 : 1},
+                     "cpu.statement", "every statement costs 0 CPU, and so does the client: a profile needs CPU per statement");
+  }
   p.page_cleaner_batch_cpu_s = q(cpu["page_cleaner_batch"], Dimension::Seconds);
   p.background_cpu_per_txn_s = q(cpu["background_per_txn"], Dimension::Seconds);
   p.serial_section_s = q(doc["serial_section"], Dimension::Seconds);

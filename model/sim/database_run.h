@@ -24,6 +24,7 @@ public:
   const SysbenchMix& mix() const { return mix_; }
   // Pages read by the buffer pools since the timed run began, in units of their frames.
   double pool_turnovers() const;
+  std::uint64_t rollbacks() const { return rollbacks_; }  // since the last reset (the measurement's start)
   // The servers' flushing brought on without timing (InnodbServer::fast_forward), `tps` in all,
   // until their pools have read `turnovers` times their frames since the timed run began, or for
   // `max_s` virtual seconds, or with `until_steady` until each server's flushing is steady (MSER-5

@@ -1,4 +1,5 @@
 #include "sim/simulation.h"
+#include "sim/worker_pool.h"
 
 #include <iostream>
 #include <sys/resource.h>
@@ -224,8 +225,17 @@ std::unique_ptr<sg::Engine> create_engine() {
 
 void set_point_progress(bool on) { g_point_progress = on; }
 
+namespace {
+// A warning in the point's JSON and on stderr.
+void warn(nlohmann::ordered_json& out, const Scenario& scenario, const std::string& warning) {
+  out["warnings"].push_back(warning);
+  std::cerr << "poolsim: warning: " << scenario.name << " " << scenario.params.dump() << ": " << warning << "\n";
+}
+}  // namespace
+
 nlohmann::ordered_json run_point(const Scenario& scenario) {
   phase_mark("start");
+  WorkerPool::saturated_pools() = 0;
   auto engine_owner = create_engine();
   auto& engine = *engine_owner;
   Platform platform(scenario, engine);
@@ -287,13 +297,15 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
     out["transactions"] = measurement.operations;
     if (measurement.operations == 0) {
-      // An empty histogram reads as zero latency: say that nothing was measured rather than print it.
+      // An empty histogram reads as zero latency: say that nothing was measured rather than print it,
+      // and why when it is known (every attempt rolled back: deadlocks on a tiny table).
       std::ostringstream warning_text;
-      warning_text << "no transaction completed in the measured " << elapsed
-                   << " s: latency_ms is not a measurement (every transaction took longer)";
-      const std::string warning = warning_text.str();
-      out["warnings"].push_back(warning);
-      std::cerr << "poolsim: warning: " << scenario.name << " " << scenario.params.dump() << ": " << warning << "\n";
+      warning_text << "no transaction completed in the measured " << elapsed << " s: latency_ms is not a measurement ";
+      if (database->rollbacks() > 0)
+        warning_text << "(every transaction rolled back and was retried: " << database->rollbacks() << " rollbacks, deadlocks on too few rows for the threads)";
+      else
+        warning_text << "(every transaction took longer)";
+      warn(out, scenario, warning_text.str());
     }
     database->report(out, elapsed);
   } else if (ndb) {
@@ -311,7 +323,16 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
     out["throughput_MBps"] = measurement.bytes / elapsed / 1e6;
     out["latency_us"] = latency_json(measurement.latency, 1e6);
     out["operations"] = measurement.operations;
+    if (measurement.operations == 0) {
+      std::ostringstream warning_text;
+      warning_text << "no IO completed in the measured " << elapsed << " s: iops and latency_us are not a measurement (every IO took longer)";
+      warn(out, scenario, warning_text.str());
+    }
   }
+  if (WorkerPool::saturated_pools() > 0)
+    warn(out, scenario, "workload.rate: the open loop saturated (more than " + std::to_string(WorkerPool::kMaxBacklog) +
+                            " arrivals waited, so arrivals stopped): the rate is beyond what the system serves; the throughput is its "
+                            "capacity and the latencies are not the open loop's");
   out["simulated_s"] = elapsed;
   out["warmup_s"] = state.warmup_s;
   out["warmup"] = scenario.simulation.warmup_auto ? "detected" : "configured";

@@ -21,16 +21,36 @@ public:
   WorkerPool(simgrid::s4u::Host* host, std::string name, std::function<void(double)> serve, size_t max_workers = 0)
       : host_(host), name_(std::move(name)), serve_(std::move(serve)), max_workers_(max_workers) {}
 
-  // Called from the generating actor at the arrival time.
-  void submit(double arrival_s) {
+  // An unbounded pool stops growing here: each worker is an actor with its own stack (memory
+  // mappings the kernel limits), and more servers than this only hide that the load is beyond the
+  // system's capacity. Arrivals beyond them wait in the queue.
+  static constexpr size_t kMaxWorkers = 4096;
+  // Arrivals waiting beyond this mean the rate exceeds what the system serves: the queue would only
+  // grow (and each arrival costs an event), so the generator stops and the run reports saturation.
+  static constexpr size_t kMaxBacklog = 100000;
+
+  // Called from the generating actor at the arrival time. False when the backlog is full: the open
+  // loop is saturated and the generator should stop.
+  bool submit(double arrival_s) {
+    if (pending_.size() >= kMaxBacklog) {
+      ++saturated_pools();
+      return false;
+    }
     pending_.push_back(arrival_s);
     if (!idle_.empty()) {
       auto worker = idle_.back();
       idle_.pop_back();
       worker->resume();
-    } else if (max_workers_ == 0 || count_ < max_workers_) {
+    } else if (count_ < (max_workers_ == 0 ? kMaxWorkers : max_workers_)) {
       spawn();
     }
+    return true;
+  }
+
+  // Pools whose generator stopped at a full backlog in this process's current run (run_point resets it).
+  static int& saturated_pools() {
+    static int count = 0;
+    return count;
   }
 
   size_t workers() const { return count_; }
@@ -42,7 +62,8 @@ public:
       std::exponential_distribution<double> gap(rate_per_s);
       while (true) {
         simgrid::s4u::this_actor::sleep_for(gap(rng));
-        pool->submit(simgrid::s4u::Engine::get_clock());
+        // Saturated: stop generating, but keep the pool (its workers still drain the queue) alive.
+        if (!pool->submit(simgrid::s4u::Engine::get_clock())) simgrid::s4u::this_actor::suspend();
       }
     })->daemonize();
   }
