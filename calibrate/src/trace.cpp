@@ -441,8 +441,11 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
       // A mean IO latency past a minute is no device's (and the devices built from it would be
       // refused later, named by a temporary file): said here, at the job's figure.
       constexpr double kMaxIoLatency_s = 60;
-      if (latency_s > kMaxIoLatency_s)
-        throw InputError({file, 0, 0}, at + ".lat_ns.mean", "a mean IO latency of " + std::to_string(latency_s) + " s: no device is that slow");
+      if (latency_s > kMaxIoLatency_s) {
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%.3g", latency_s);
+        throw InputError({file, 0, 0}, at + ".lat_ns.mean", std::string("a mean IO latency of ") + shown + " s: no device is that slow");
+      }
     }
   };
   side_figures("read", r.read_iops, r.read_latency_mean_s);
