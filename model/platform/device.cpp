@@ -190,10 +190,17 @@ double NvmeDevice::flush(double now_s) {
   return flush_done_s_;
 }
 
-void NvmeDevice::reset_counters() {
+void NvmeDevice::reset_counters(double now_s) {
   counters_ = Counters{};
-  units_.reset_counters();
+  units_.reset_counters(now_s);
   program_busy_s_ = 0;
+  for (const auto& p : programs_) program_busy_s_ += std::max(0.0, p.until_s - std::max(now_s, p.from_s));
+}
+
+double NvmeDevice::backlog_s(double t) const {
+  double s = units_.backlog_s(t);
+  for (const auto& p : programs_) s += std::max(0.0, p.until_s - std::max(t, p.from_s));
+  return s;
 }
 
 }  // namespace poolsim

@@ -113,7 +113,10 @@ public:
   const Counters& counters() const { return counters_; }
   // Fraction of the parallel units' capacity in use since the last reset.
   double unit_busy_s() const { return units_.busy_s() + program_busy_s_; }
-  void reset_counters();
+  // Counters from `now_s`, keeping as busy the work booked before it and served after it.
+  void reset_counters(double now_s);
+  // Work booked on the units (reads, writes, programs) not yet served at `t`, in unit-seconds.
+  double backlog_s(double t) const;
 
 private:
   double sample(double mean_s);

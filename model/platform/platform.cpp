@@ -328,7 +328,6 @@ void Platform::compute_from(ComputeNode& node, double ready_s, double reference_
     return;
   }
   count_burst(node, reference_s);
-  node.cpu_busy_s += reference_s;
   // Slice by slice: each slice queues behind the work that arrived while the previous one ran.
   double left_s = reference_s / node.core_speed;
   while (left_s > 0) {
@@ -347,7 +346,6 @@ double Platform::book_burst(ComputeNode& node, double ready_s, double reference_
   if (work_s / node.core_speed > node.time_slice_s) return -1;
   idle_wakeup_charge(node, core, start, idle_extra_s);  // counted only once booked
   count_burst(node, work_s);
-  node.cpu_busy_s += work_s;
   return book_core(node, core, start, work_s / node.core_speed, last_core);
 }
 
@@ -381,7 +379,6 @@ int Platform::pick_core(const ComputeNode& node, double t, bool on_irq_core, con
 
 double Platform::book_cpu(ComputeNode& node, double ready_s, double reference_s) {
   if (reference_s <= 0) return ready_s;
-  node.cpu_busy_s += reference_s;
   return node.cores->book(ready_s, reference_s / node.core_speed).end_s;
 }
 
@@ -399,30 +396,31 @@ double Platform::transfer(FabricLink& out, FabricLink& in, double ready_s, doubl
 void Platform::reset_counters(double now_s) {
   counters_since_s_ = now_s;
   for (auto& c : compute_) {
-    c.cpu_busy_s = 0;
-    c.cores->reset_counters();
+    // Work booked before the window and served in it counts in it.
+    c.cores->reset_counters(now_s);
     c.bursts = 0;
     c.burst_sum_s = c.burst_sumsq_s = 0;
     c.idle_wakeup_offered_s = c.idle_wakeup_charged_s = 0;
     c.nic_tx.reset_counters();
     c.nic_rx.reset_counters();
-    for (auto& d : c.local_devices) d->reset_counters();
+    for (auto& d : c.local_devices) d->reset_counters(now_s);
   }
   for (auto& s : storage_) {
-    s.cores->reset_counters();
-    for (auto& d : s.devices) d->reset_counters();
+    s.cores->reset_counters(now_s);
+    for (auto& d : s.devices) d->reset_counters(now_s);
     for (auto& l : s.port_tx) l.reset_counters();
     for (auto& l : s.port_rx) l.reset_counters();
   }
 }
 
 namespace {
-nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& d, double elapsed) {
+nlohmann::ordered_json device_report(const std::string& name, const NvmeDevice& d, double elapsed, double now_s) {
   const auto& c = d.counters();
   double drain_Bps = d.drain_Bps();
   return {{"name", name},
           {"model", d.spec().name},
-          {"utilisation", d.unit_busy_s() / (d.spec().units() * elapsed)},
+          // the work served in the window: booked work still queued at its end is not
+          {"utilisation", (d.unit_busy_s() - d.backlog_s(now_s)) / (d.spec().units() * elapsed)},
           // Bytes written over what the write buffer drains to flash in the same time: near 1 the
           // buffer fills and writes wait, which the units' utilisation above does not count.
           {"write_drain_utilisation", drain_Bps > 0 ? c.write_bytes / (drain_Bps * elapsed) : 0.0},
@@ -460,7 +458,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     for (size_t d = 0; d < c.local_devices.size(); ++d)
       devices.push_back(device_report(name + "/" + c.local_devices[d]->spec().name +
                                           (c.local_devices.size() > 1 ? "/dev" + std::to_string(d) : std::string()),
-                                      *c.local_devices[d], elapsed));
+                                      *c.local_devices[d], elapsed, now_s));
     if (c.local_devices.empty()) {
       links.push_back(link_report(c.nic_tx, elapsed));
       links.push_back(link_report(c.nic_rx, elapsed));
@@ -468,7 +466,9 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     cpus.push_back({{"host", name},
                     {"role", "compute"},
                     {"cores", c.host->get_core_count()},
-                    {"utilisation", c.cpu_busy_s / (scenario_.compute.core_speed * c.host->get_core_count() * elapsed)},
+                    // the cores' time served in the window (neighbour load included, as a host's busy
+                    // share counts every process): booked work still queued at its end is not
+                    {"utilisation", (c.cores->busy_s() - c.cores->backlog_s(now_s)) / (c.host->get_core_count() * elapsed)},
                     // The CPU bursts (one per run between two waits): what perf sched's run times
                     // measure on a real host, in microseconds on this node's cores.
                     {"bursts_per_s", c.bursts / elapsed},
@@ -489,7 +489,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
   }
   for (const auto& s : storage_) {
     for (size_t d = 0; d < s.devices.size(); ++d)
-      devices.push_back(device_report(s.config.name + "/dev" + std::to_string(d), *s.devices[d], elapsed));
+      devices.push_back(device_report(s.config.name + "/dev" + std::to_string(d), *s.devices[d], elapsed, now_s));
     for (size_t p = 0; p < s.port_tx.size(); ++p) {
       links.push_back(link_report(s.port_tx[p], elapsed));
       links.push_back(link_report(s.port_rx[p], elapsed));
@@ -497,7 +497,7 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     cpus.push_back({{"host", s.config.name},
                     {"role", "storage"},
                     {"cores", s.config.cores},
-                    {"utilisation", s.cores->busy_s() / (s.config.cores * elapsed)}});
+                    {"utilisation", (s.cores->busy_s() - s.cores->backlog_s(now_s)) / (s.config.cores * elapsed)}});
   }
   return {{"devices", devices}, {"links", links}, {"cpus", cpus}};
 }

@@ -96,7 +96,6 @@ struct ComputeNode {
   std::vector<std::unique_ptr<NvmeDevice>> local_devices;  // local mode: one, or the members of a stripe
   FabricLink nic_tx{"", 1.0}, nic_rx{"", 1.0};  // pool mode: the node's adapter
   std::unique_ptr<StoragePath> storage;
-  double cpu_busy_s = 0;  // CPU work submitted through `compute()`, in reference-core seconds
   // The core that takes the storage's completion interrupts (-1: each completion interrupts the
   // core that submitted it, as NVMe's per-CPU queues do). When set, the cores keep per-core run
   // queues as Linux does: a thread woken by its page read's completion runs on this core (the wakee goes to the

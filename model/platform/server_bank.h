@@ -89,6 +89,19 @@ public:
     requests_ = 0;
     std::fill(server_busy_s_.begin(), server_busy_s_.end(), 0.0);
   }
+  // The same at `now_s`, keeping as busy time the work booked before it and served after it: a
+  // window's busy time is then the work served in it once backlog_s at its end is taken off.
+  void reset_counters(double now_s) {
+    reset_counters();
+    busy_s_ = backlog_s(now_s);
+  }
+  // Booked work not yet served at `t` (server-seconds): what a busy time counted at booking holds
+  // beyond `t`.
+  double backlog_s(double t) const {
+    double s = 0;
+    for (double f : free_at_s_) s += std::max(0.0, f - t);
+    return s;
+  }
 
 private:
   std::vector<double> free_at_s_;
