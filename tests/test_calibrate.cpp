@@ -389,6 +389,12 @@ TEST(Trace, SnapshotsThatCannotBeOneRunsAreRefusedWithFileLineAndKey) {
   e = error_of([&] { load_trace(dir); });
   EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(server_line));
   EXPECT_CONTAINS(e, "server.flush_method");
+  // A host smaller than its buffer pool did not run the trace.
+  dir = copy_trace(from, "host-smaller-than-pool");
+  std::ofstream(dir + "/meta.yaml") << std::regex_replace(meta, std::regex("memory: 24GiB"), "memory: 1B");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "host.memory");
+  EXPECT_CONTAINS(e, "less than server.buffer_pool");
 }
 
 TEST(Trace, ParsesDiskstatsOfOldAndNewKernels) {

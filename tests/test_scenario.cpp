@@ -373,3 +373,13 @@ TEST(Scenario, AProfileWhoseStatementsCostNothingIsAnError) {
   EXPECT_CONTAINS(e, "zero-cpu-profile.yaml:");
   EXPECT_CONTAINS(e, "cpu.statement");
 }
+
+TEST(Scenario, AVariantThatIsNotAMappingOrAChoiceThatIsNotANameIsNamedSo) {
+  auto e = error_of("variants: {a: ~}\nvariant: a\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:");
+  EXPECT_CONTAINS(e, "variants.a");
+  EXPECT_CONTAINS(e, "expected a mapping");
+  e = error_of("variants: {a: {}}\nvariant: [a]\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:");
+  EXPECT_CONTAINS(e, "expected the name of one entry");
+}

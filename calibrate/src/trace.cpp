@@ -685,6 +685,17 @@ Trace load_trace(const std::string& dir) {
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
   YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
   validate(meta, meta_schema(), Origin{meta_file, {}});
+  // A host smaller than its buffer pool did not run the trace (validate would simulate the pool in
+  // a host of the scenario's default memory and say nothing).
+  if (meta["host"]["memory"] && meta["server"]["buffer_pool"]) {
+    auto memory = parse_quantity(meta["host"]["memory"].Scalar(), Dimension::Bytes, nullptr);
+    auto pool = parse_quantity(meta["server"]["buffer_pool"].Scalar(), Dimension::Bytes, nullptr);
+    if (memory && pool && *memory < *pool) {
+      const auto mark = meta["host"]["memory"].Mark();
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "host.memory",
+                       meta["host"]["memory"].Scalar() + " is less than server.buffer_pool (" + meta["server"]["buffer_pool"].Scalar() + ")");
+    }
+  }
   t.meta = with_defaults(meta, meta_schema());
   // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
   // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.

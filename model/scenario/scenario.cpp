@@ -715,7 +715,7 @@ SpecPtr build_profile_schema() {
   auto us = [](const std::string& d) { return required(quantity(Dimension::Seconds, 0.0, 1.0, d)); };
   return map({
       {"name", required(string("Profile name"))},
-      {"product", string("Product (mysql, mariadb, greatsql)")},
+      {"product", one_of({"mysql", "mariadb", "greatsql", "percona"}, "Product")},
       {"version", string("Version")},
       {"source", required(string("Where the figures come from: the traces and the fit, or the document"))},
       {"cpu", required(map({
@@ -996,9 +996,15 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     const YAML::Node& view = point;  // const lookups: no keys are created
     const YAML::Node chosen = view["variant"];
     if (!chosen) return point;
+    if (!chosen.IsScalar())
+      throw InputError(origin.locate("variant", chosen), "variant", "expected the name of one entry of `variants:` (a sweep over several is `sweep: {variant: [...]}`)");
     std::string name = chosen.Scalar();
     const YAML::Node variants = view["variants"];
     const YAML::Node settings = variants && variants.IsMap() ? variants[name] : YAML::Node(YAML::NodeType::Undefined);
+    // A variant that is there but sets nothing (`a: ~`) is named as such, not as unknown.
+    if (settings.IsDefined() && !settings.IsMap())
+      throw InputError(origin.locate("variants." + name, settings), "variants." + name,
+                       "expected a mapping of {dotted.key: value} (an empty one is `{}`)");
     if (!settings.IsDefined() || !settings.IsMap()) {
       std::vector<std::string> names;
       if (variants && variants.IsMap())
