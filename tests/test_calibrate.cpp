@@ -362,6 +362,8 @@ TEST(Trace, SnapshotsThatCannotBeOneRunsAreRefusedWithFileLineAndKey) {
   dir = copy_trace(from, "status-65-bits");
   replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_reads\t", "Innodb_buffer_pool_reads\t18446744073709551616");
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "not a number a counter can hold");
+  replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_reads\t", "Innodb_buffer_pool_reads\t0x10");  // strtod reads hex
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "not a number a counter can hold");
   dir = copy_trace(from, "diskstats-fell");
   std::string after = read_file(dir + "/diskstats_after.txt");
   std::ofstream(dir + "/diskstats_after.txt") << std::regex_replace(after, std::regex(R"(( vda \d+ \d+ \d+ \d+ )\d+)"), "$010");

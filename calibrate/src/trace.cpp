@@ -203,7 +203,9 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     const bool non_finite_word = value == "nan" || value == "NaN" || value == "NAN" || value == "inf" || value == "-inf" || value == "Infinity";
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
-    const bool whole = end != value.c_str() && *end == '\0';
+    // strtod also reads hexadecimal ("0x10" as 16), which SHOW STATUS never prints: not a whole number here.
+    const bool hexadecimal = value.find_first_of("xX") != std::string::npos;
+    const bool whole = end != value.c_str() && *end == '\0' && !hexadecimal;
     // SHOW STATUS counters are unsigned 64-bit at most; a double cannot tell 2^64 - 1 from 2^64, so a
     // value written as an integer is checked as one.
     bool beyond_64_bits = std::abs(v) >= 18446744073709551616.0;
