@@ -174,12 +174,12 @@ int row_changes_per_txn(const Trace& t) {
 
 // Redo per transaction (less the commit record the model logs itself) = a x row changes + s x B-tree
 // page splits, by least squares over the traces that count both (Innodb_os_log_written,
-// Innodb_buffer_pool_pages_split). A split logs about a page,
-// and how often pages split is the data set's age, not the server's (traces/local-vm: a fresh copy of
-// the prepared data set splits 0.46 times per transaction, an aged one 0.04-0.05), so a mean per row
-// change would carry the calibration data set's age into every prediction. Without split counts in
-// every trace, or when the splits do not vary enough to tell the two terms apart (s not positive
-// and 2 standard errors clear of zero), the mean redo per row change, as before.
+// Innodb_buffer_pool_pages_split). A split logs about a page, and how often pages split is the data
+// set's age, not the server's (traces/local-vm: a fresh copy of the prepared data set splits 0.46
+// times per transaction, an aged one 0.04-0.05), so a mean per row change would carry the calibration
+// data set's age into every prediction. Without split counts in every trace, or when the splits do
+// not vary enough to tell the two terms apart (s not positive and 2 standard errors clear of zero),
+// the mean redo per row change, as before (commit record included, as the profiles before had it).
 struct RedoFit {
   double per_row_change_bytes = 0, per_row_change_sigma = 0;
   double per_split_bytes = 0, per_split_sigma = 0;
@@ -892,8 +892,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
          << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
   if (redo.with_splits)
-    report << "  redo per txn less the commit record (" << kCommitRedoBytes << " B) = a x row changes + s x page splits: a = " << redo.per_row_change_bytes << " +- " << redo.per_row_change_sigma
-           << " B per row change, s = " << redo.per_split_bytes << " +- " << redo.per_split_sigma << " B per split, rms residual "
+    report << "  redo per txn less the commit record (" << kCommitRedoBytes << " B) = a x row changes + s x page splits: a = "
+           << redo.per_row_change_bytes << " +- " << redo.per_row_change_sigma << " B per row change, s = " << redo.per_split_bytes << " +- " << redo.per_split_sigma << " B per split, rms residual "
            << redo.rms_bytes << " B per txn (" << redo.traces << " traces; splits per row change " << redo.min_splits << " to "
            << redo.max_splits << ", median " << redo.splits_per_row_change << ")\n";
   else
@@ -957,7 +957,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     p << "cpu_probe_eps: " << probe_ref << "  # the reference core: mean sysbench cpu events/s of the traces (capture.cpu_probe_eps_*)\n";
   p << "redo_bytes_per_row_change: " << std::lround(redo.per_row_change_bytes) << "B\n";
   if (redo.with_splits) {
-    p << "redo_bytes_per_page_split: " << std::lround(redo.per_split_bytes) << "B  # fitted with the line above: redo per txn less the commit record (" << kCommitRedoBytes << " B) = a x row changes + s x Innodb_buffer_pool_pages_split per txn, rms "
+    p << "redo_bytes_per_page_split: " << std::lround(redo.per_split_bytes) << "B  # fitted with the line above: redo per txn less the commit record ("
+      << kCommitRedoBytes << " B) = a x row changes + s x Innodb_buffer_pool_pages_split per txn, rms "
       << std::lround(redo.rms_bytes) << " B per txn\n";
     p << "page_splits_per_row_change: " << redo.splits_per_row_change << "  # the calibration traces' median (" << redo.min_splits << " to "
       << redo.max_splits << "): their data set's age, which validate replaces with each trace's own\n";

@@ -43,9 +43,6 @@ constexpr std::uint32_t kLruSearchScanThreshold = 100;
 // read_ahead_area being 64 pages (one extent of 16 KiB pages) for any pool of 2,048 pages or more.
 constexpr std::uint32_t kFlushAreaPages = 64;
 constexpr double kFreePageRetrySleep_s = 10e-3;
-// The commit's own mini-transaction is logged at commit time (kCommitRedoBytes, profile.h), so a
-// commit always needs a flush that starts after it: only commits that overlap share one (group commit).
-constexpr double kCommitRecordBytes = kCommitRedoBytes;
 }  // namespace
 
 void WaitQueue::wait() {
@@ -259,7 +256,7 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
         // completion leaves the page clean in the timed run too.)
         if (modified[i] && !pool_.in_flight(page) && !pool_.write_fixed(page)) pool_.mark_dirty(page, lsn + redo_before[i]);
       }
-      if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRecordBytes);
+      if (redo_bytes > 0) redo_->skip(redo_bytes + kCommitRedoBytes);
       ++ff.transactions;
       current = (current + 1) % kPipeline;
     }
@@ -731,7 +728,9 @@ bool InnodbServer::execute(const std::vector<Statement>& statements, ClientThrea
   t.settle();
   t.on_irq_core = false;
   if (wrote) {
-    txn_lsn = redo_->append(kCommitRecordBytes);
+    // The commit's own record is logged now, so a commit needs a flush that starts after it: only
+    // commits that overlap share one (group commit).
+    txn_lsn = redo_->append(kCommitRedoBytes);
     double start = now();
     // The binlog's row events carry row images, no page splits: sized from the split-free redo.
     if (config_.binlog && config_.sync_binlog == 1) {

@@ -318,10 +318,12 @@ namespace {
 // The kernel's limit on a process's memory mappings (/proc/sys/vm/max_map_count; Linux's default
 // 65530 where it cannot be read).
 long max_map_count() {
-  std::ifstream in("/proc/sys/vm/max_map_count");
-  long value = 0;
-  if (in >> value && value > 0) return value;
-  return 65530;
+  static const long limit = [] {
+    std::ifstream in("/proc/sys/vm/max_map_count");
+    long value = 0;
+    return in >> value && value > 0 ? value : 65530L;
+  }();
+  return limit;
 }
 
 YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializer_list<const char*> keys) {
@@ -789,7 +791,6 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   // Named at its own first line: an error without a line would be reported at the scenario's key.
   if (!doc.IsMap()) throw InputError({origin_name, 1, 1}, "", doc.IsNull() ? "the profile is empty" : "a profile must be a YAML mapping");
   validate(doc, profile_schema(), Origin{origin_name, {}});
-  const YAML::Node raw_profile = parse_yaml(text, origin_name);  // with the file's marks, for errors found below
   doc = with_defaults(doc, profile_schema());
   ServerProfile p;
   p.name = doc["name"].Scalar();
@@ -809,7 +810,7 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   double statement_cpu_s = p.client_statement_cpu_s;
   for (double c : p.statement_cpu_s) statement_cpu_s += c;
   if (!(statement_cpu_s > 0)) {
-    const YAML::Node at = raw_profile["cpu"]["statement"];
+    const YAML::Node at = parse_yaml(text, origin_name)["cpu"]["statement"];  // the file's own marks (doc has its defaults)
     throw InputError({origin_name, at && at.Mark().line >= 0 ? at.Mark().line + 1 : 1, at && at.Mark().column >= 0 ? at.Mark().column + 1 : 1},
                      "cpu.statement", "every statement costs 0 CPU, and so does the client: a profile needs CPU per statement");
   }
