@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -95,6 +96,17 @@ ValidationOptions trial_validation(const std::string& profile_path, const std::f
   return validation;
 }
 
+// A fit's report line: each value tried (by `x`, ascending) with what it gave, then the one fitted.
+std::string evaluations_report(const std::string& heading, std::vector<std::pair<double, double>> evaluations,
+                               const std::function<std::string(double)>& x, const char* unit, double fitted, bool bracketed) {
+  std::sort(evaluations.begin(), evaluations.end());
+  std::ostringstream report;
+  report << "  " << heading << ":";
+  for (const auto& [value, outcome] : evaluations)
+    report << " " << x(value) << " " << std::showpos << std::setprecision(3) << outcome << std::noshowpos << unit << ";";
+  report << " fitted " << x(fitted) << (bracketed ? "" : " (no zero in the bracket: the nearer end)") << "\n";
+  return report.str();
+}
 }  // namespace
 
 std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, const std::string& profile_path,
@@ -181,14 +193,9 @@ std::vector<FlushFit> fit_flush_latencies(const std::vector<Trace>& traces, cons
         << " point or a bracket ratio of " << options.ratio << ").";
     devices_yaml = with_line_in_entry(devices_yaml, device, "flush_latency", fmt_us(fit.latency_s));
     devices_yaml = with_line_in_entry(devices_yaml, device, "source", double_quoted(catalogue[device]["source"].Scalar() + why.str()));
-    std::ostringstream report;
-    report << "  flush latency of " << device << " (no fio flush measured; " << fit.traces
-           << " fsyncing traces): median signed TPS error by latency:";
-    auto sorted = fit.evaluations;
-    std::sort(sorted.begin(), sorted.end());
-    for (const auto& [latency, error] : sorted) report << " " << fmt_us(latency) << " " << std::showpos << std::setprecision(3) << error << std::noshowpos << " %;";
-    report << " fitted " << fmt_us(fit.latency_s) << (bracketed ? "" : " (no zero in the bracket: the nearer end)") << "\n";
-    fit.report = report.str();
+    fit.report = evaluations_report("flush latency of " + device + " (no fio flush measured; " + std::to_string(fit.traces) +
+                                        " fsyncing traces): median signed TPS error by latency",
+                                    fit.evaluations, [](double s) { return fmt_us(s); }, " %", fit.latency_s, bracketed);
     fits.push_back(fit);
   }
   return fits;
@@ -253,14 +260,9 @@ std::vector<WriteBufferFit> fit_write_buffers(const std::vector<Trace>& traces, 
     if (auto at = source.find(assumed_text); at != std::string::npos) source.replace(at, assumed_text.size(), "write buffer size");
     else source += "; write buffer size";
     devices_yaml = with_line_in_entry(devices_yaml, device, "source", double_quoted(source + why.str()));
-    std::ostringstream report;
-    report << "  write buffer of " << device << " (" << fit.traces
-           << " page-writing traces): median log(simulated / measured write await) by buffer size:";
-    auto sorted = fit.evaluations;
-    std::sort(sorted.begin(), sorted.end());
-    for (const auto& [bytes, r] : sorted) report << " " << fmt_kib(bytes) << " " << std::showpos << std::setprecision(3) << r << std::noshowpos << ";";
-    report << " fitted " << fmt_kib(fit.bytes) << (bracketed ? "" : " (no zero in the bracket: the nearer end)") << "\n";
-    fit.report = report.str();
+    fit.report = evaluations_report("write buffer of " + device + " (" + std::to_string(fit.traces) +
+                                        " page-writing traces): median log(simulated / measured write await) by buffer size",
+                                    fit.evaluations, fmt_kib, "", fit.bytes, bracketed);
     fits.push_back(fit);
   }
   return fits;
