@@ -219,6 +219,34 @@ TEST(Trace, TruncatedSysbenchLogNamesFileAndLine) {
   EXPECT_CONTAINS(e, "truncated");
 }
 
+TEST(Trace, IntervalLinesThatAreNotTheSummarysRunAreRefused) {
+  // The interval lines give a trace its TPS interval: lines counting more transactions than the
+  // summary (an interval rate of 1e8 made the interval +-6e6 %), times that do not rise, or a line
+  // after the run's end are an edited log. Each error names the interval line.
+  auto log_with = [](const std::string& intervals) {
+    return "sysbench 1.0.20\n" + intervals +
+           "    transactions:                        1000  (100.00 per sec.)\n"
+           "    total time:                          10.0000s\n"
+           "         avg:                                    9.79\n         95th percentile:                       21.50\n";
+  };
+  auto line = [](int t, double tps) {
+    return "[ " + std::to_string(t) + "s ] thds: 4 tps: " + std::to_string(tps) +
+           " qps: 2000.00 (r/w/o: 1/1/1) lat (ms,95%): 20.00 err/s: 0.00 reconn/s: 0.00\n";
+  };
+  // The run as sysbench writes it (5-second lines, the summary counting every transaction).
+  EXPECT_EQ(parse_sysbench_log(log_with(line(5, 100) + line(10, 100)), "x/sysbench.log").intervals.size(), 2u);
+  EXPECT_EQ(parse_sysbench_log(log_with(line(5, 100)), "x/sysbench.log").intervals.size(), 1u);  // one line: no spacing to check
+  auto e = error_of([&] { parse_sysbench_log(log_with(line(5, 100) + line(10, 1e8)), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:3");
+  EXPECT_CONTAINS(e, "more than the run's 1000");
+  e = error_of([&] { parse_sysbench_log(log_with(line(5, 100) + line(5, 100)), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:3");
+  EXPECT_CONTAINS(e, "must rise");
+  e = error_of([&] { parse_sysbench_log(log_with(line(5, 10) + line(10, 10) + line(15, 10)), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:4");
+  EXPECT_CONTAINS(e, "after the run's total time of 10 s");
+}
+
 TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "duplicate-key");
   replace_in_meta(dir, "  threads: 4", "  threads: 4\n  threads: 16");

@@ -89,6 +89,38 @@ double number(const std::string& text, const std::string& file, int line) {
   }
 }
 
+// A figure as the log would print it ("45", "1e+08"), for messages.
+std::string short_number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+// The interval lines are the same run as the summary: their times rise, stay within the run, and the
+// transactions they count (each line's rate x the report interval, the spacing of the lines) are at
+// most the summary's (the summary also counts the tail after the last line). A log whose lines fail
+// this was edited or mangled, and its lines would give the trace a wrong TPS interval (an interval
+// rate of 1e8 made it +-6e6 %). The first line's span is the spacing too: a log may start anywhere.
+void check_intervals_against_summary(const SysbenchResult& r, const std::string& file, double tolerance) {
+  const auto& lines = r.intervals;
+  if (lines.size() < 2) return;  // one line: the report interval is not known
+  const double report_s = lines[1].t_s - lines[0].t_s;
+  double counted = 0;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const double span_s = i == 0 ? std::max(report_s, 0.0) : lines[i].t_s - lines[i - 1].t_s;
+    if (i > 0 && !(span_s > 0))
+      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + short_number(lines[i].t_s) + " s after one at " +
+                                                                 short_number(lines[i - 1].t_s) + " s: the times must rise");
+    if (r.total_time_s > 0 && lines[i].t_s > r.total_time_s * (1 + tolerance))
+      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + short_number(lines[i].t_s) +
+                                                                 " s, after the run's total time of " + short_number(r.total_time_s) + " s");
+    counted += lines[i].tps * span_s;
+    if (counted > static_cast<double>(r.transactions) * (1 + tolerance))
+      throw InputError({file, lines[i].line, 0}, "interval", "the interval lines up to here count " + std::to_string(std::llround(counted)) +
+                                                                 " transactions, more than the run's " + std::to_string(r.transactions));
+  }
+}
+
 }  // namespace
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file) {
@@ -116,9 +148,9 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     if (line.find("sysbench 0.5") != std::string::npos) r.version = "0.5";
     if (line.rfind("sysbench 1.", 0) == 0) r.version = "1.0";
     if (std::regex_search(line, m, interval10)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[4], file, n)});
+      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[4], file, n), n});
     } else if (std::regex_search(line, m, interval05)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[3], file, n)});
+      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[3], file, n), n});
     } else if (std::regex_search(line, m, transactions)) {
       // One run, one summary: a second is two logs joined, whose figures would mix.
       if (saw_transactions)
@@ -166,9 +198,9 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   // The rate sysbench prints is the count over the total time: a log where they disagree was edited
   // or mangled, and which of the two is right cannot be told. 1 % (or the last printed digit) covers
   // the rounding of both (every committed trace agrees within 0.01 %).
+  constexpr double kRateTolerance = 0.01, kPrintedDigit = 0.01;
   if (r.total_time_s > 0) {
     const double rate = static_cast<double>(r.transactions) / r.total_time_s;
-    constexpr double kRateTolerance = 0.01, kPrintedDigit = 0.01;
     if (std::abs(rate - r.tps) > std::max(kRateTolerance * r.tps, kPrintedDigit))
       throw InputError({file, transactions_line, 0}, "transactions",
                        std::to_string(r.transactions) + " transactions over the total time of " + std::to_string(r.total_time_s) +
@@ -176,6 +208,7 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   } else if (r.total_time_s == 0 && text.find("total time:") != std::string::npos) {
     throw InputError({file, n, 0}, "total time", "the total time is 0 s for " + std::to_string(r.transactions) + " transactions");
   }
+  check_intervals_against_summary(r, file, kRateTolerance);
   if (r.qps == 0 && r.total_time_s > 0) r.qps = (r.read_queries + r.write_queries + r.other_queries) / r.total_time_s;
   if (r.version.empty()) r.version = "1.0";
   return r;

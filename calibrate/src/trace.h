@@ -24,6 +24,7 @@ struct SysbenchResult {
   int threads_line = 0;         // its line in the log
   struct Interval {
     double t_s, tps, p95_ms;
+    int line = 0;  // its line in the log
   };
   std::vector<Interval> intervals;
 };
