@@ -2,7 +2,10 @@
 // example of the foundation issue.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iterator>
 #include <fstream>
@@ -53,6 +56,23 @@ TEST(Cli, BadArgumentsExitTwo) {
   EXPECT_EQ(run_cli("frobnicate").exit_code, 2);
   EXPECT_EQ(run_cli("run " + kExample + " --jobs 0").exit_code, 2);
   EXPECT_EQ(run_cli("--help").exit_code, 0);
+}
+
+// Standard output on a full device (/dev/full): help, a verb's help and a table that could not be
+// written are a failure named on stderr, not a silent exit 0.
+TEST(Cli, StandardOutputThatCannotBeWrittenIsAnError) {
+  const std::string err = temp_path("full-err");
+  auto run_to_full = [&](const std::string& args) {
+    const std::string command = std::string(POOLSIM_BINARY) + " " + args + " >/dev/full 2>" + err + " </dev/null";
+    const int status = std::system(command.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  std::string good = write_temp("good.yaml", kSmall);
+  for (const std::string& args : {std::string("--help"), std::string("run --help"), std::string("plan --help"),
+                                  "run " + good, "run " + good + " --format json", std::string("schema")}) {
+    EXPECT_NE(run_to_full(args), 0) << args;
+    EXPECT_CONTAINS(poolsim::testing::read_file(err), "poolsim: error: cannot write to standard output: No space left on device");
+  }
 }
 
 TEST(Cli, SameSeedGivesByteIdenticalJson) {

@@ -23,8 +23,8 @@ std::string exp_server_device(const std::string& name, const std::string& read) 
          "    kind: nvme\n"
          "    source: \"test fixture: an exponential server for queueing closed forms\"\n"
          "    capacity: 1TB\n" + read +
-         "    read_bandwidth: 1000TB/s\n"
-         "    write_bandwidth: 1000TB/s\n"
+         "    read_bandwidth: 1000GB/s\n"  // a device's ceiling: 4 ns per 4 KiB beside 100 us of service
+         "    write_bandwidth: 1000GB/s\n"
          "    write_latency: 10us\n"
          "    write_iops: 100K/s\n"
          "    flush_latency: 10us\n"

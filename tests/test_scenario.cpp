@@ -289,6 +289,47 @@ TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
   EXPECT_CONTAINS(error_of(device + "    queue: shared\n"), "devices.slow.program_suspend");
 }
 
+// An inline device's figures past what any device does (a typo's extra zeros, a unit slip) are
+// refused with the file, line, key and the range, not simulated.
+TEST(ScenarioErrors, InlineDeviceFiguresPastAnyDeviceAreRefused) {
+  const std::string device =
+      "devices:\n"
+      "  mine:\n"
+      "    kind: nvme\n"
+      "    source: test\n"
+      "    capacity: 1TB\n"
+      "    read_latency: 80us\n"
+      "    read_iops: 100K/s\n"
+      "    read_bandwidth: 1GB/s\n"
+      "    write_bandwidth: 1GB/s\n"
+      "    write_latency: 20us\n"
+      "    write_iops: 50K/s\n"
+      "    flush_latency: 30us\n";
+  const std::string uses = "storage: {device: mine}\n";
+  EXPECT_NO_THROW(load_scenarios_from_text(device + uses, "ok.yaml"));
+  auto with = [&](const std::string& key, const std::string& value) {
+    std::string yaml = device;
+    const auto at = yaml.find("    " + key + ":");
+    if (at == std::string::npos) return yaml + "    " + key + ": " + value + "\n" + uses;
+    return yaml.replace(at, yaml.find('\n', at) - at, "    " + key + ": " + value) + uses;
+  };
+  auto e = error_of(with("read_bandwidth", "1e30B/s"));
+  EXPECT_CONTAINS(e, "bad.yaml:8:21");
+  EXPECT_CONTAINS(e, "devices.mine.read_bandwidth");
+  EXPECT_CONTAINS(e, "between 0B/s and 1000GB/s");
+  EXPECT_CONTAINS(error_of(with("write_bandwidth", "2TB/s")), "devices.mine.write_bandwidth");
+  EXPECT_CONTAINS(error_of(with("read_transfer_rate", "5TB/s")), "devices.mine.read_transfer_rate");
+  EXPECT_CONTAINS(error_of(with("read_iops", "1e12/s")), "devices.mine.read_iops");
+  EXPECT_CONTAINS(error_of(with("write_iops", "1e12/s")), "devices.mine.write_iops");
+  EXPECT_CONTAINS(error_of(with("capacity", "1e30B")), "devices.mine.capacity");
+  EXPECT_CONTAINS(error_of(with("raw_capacity", "1e30B")), "devices.mine.raw_capacity");
+  EXPECT_CONTAINS(error_of(with("write_cache", "1e30B")), "devices.mine.write_cache");
+  // Latencies and the flush were bounded already; zero and negative figures too.
+  EXPECT_CONTAINS(error_of(with("read_latency", "1000000000s")), "devices.mine.read_latency");
+  EXPECT_CONTAINS(error_of(with("read_iops", "0/s")), "devices.mine.read_iops");
+  EXPECT_CONTAINS(error_of(with("read_bandwidth", "-1GB/s")), "devices.mine.read_bandwidth");
+}
+
 TEST(Scenario, TheMainJobUsesSeedS000sFittedCoreSpeed) {
   // scenarios/default.yaml repeats the core speed fitted on S000's published rows; a refit of the
   // seed must reach the main job (and the plan built on it) too.

@@ -21,8 +21,8 @@ std::string striped_fio(int members, int depth) {
     read_iops: 10K/s
     parallel_units: 1
     queue: shared
-    read_bandwidth: 1000TB/s
-    write_bandwidth: 1000TB/s
+    read_bandwidth: 1000GB/s
+    write_bandwidth: 1000GB/s
     write_latency: 10us
     write_iops: 100K/s
     flush_latency: 10us

@@ -233,15 +233,8 @@ int main(int argc, char** argv) {
   bench->add_flag("--matrix", bench_matrix, "Also time the 80-point seed-000 matrix");
   bench->add_option("--jobs", jobs, "Points in parallel for the matrix")->check(CLI::Range(1, 1024));
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
-  }
-
   // What went to standard output must have arrived there (a full disk, a closed pipe): otherwise
-  // the run fails, as a file output would.
+  // the run fails, as a file output would. The help too: exit 0 would say it was printed.
   auto checked_stdout = [](int code) {
     std::cout.flush();
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
@@ -250,6 +243,13 @@ int main(int argc, char** argv) {
     }
     return code;
   };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? checked_stdout(0) : kExitBadInput;
+  }
+
   try {
     return checked_stdout([&]() -> int {
       if (*run) return run_scenario(file, sets, format, out_path, jobs, run_bounds);

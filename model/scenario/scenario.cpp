@@ -18,24 +18,32 @@ using namespace schema;
 
 namespace {
 
+// Bounds on a device's figures, far above any device: what passes them is a typo's extra zeros or a unit slip.
+// No device moves over 1 TB/s: PCIe 6.0 x16 carries 128 GB/s, tmpfs (kind ram) one socket's DDR5 614 GB/s.
+constexpr double kMaxDeviceBandwidthBps = 1e12;
+// One IO per nanosecond: no kernel IO path (a system call, ~100 ns) completes faster; ram-tmpfs does 100M/s.
+constexpr double kMaxDeviceIops = 1e9;
+// The largest SSD sold holds 122.88 TB (2024): 1 PiB is eight of it; a write buffer or raw flash is no larger.
+constexpr double kMaxDeviceBytes = 1024.0 * 1024 * 1024 * 1024 * 1024;
+
 SpecPtr device_spec() {
   return map({
       {"kind", required(one_of({"nvme", "sata", "pcie-flash", "ram", "virtual-disk"}, "Device class"))},
       {"description", string("What the entry models")},
       {"source", required(string("Where the figures come from: datasheet, review, fio trace (V: read in the source, U: commonly quoted)"))},
-      {"capacity", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "Usable capacity", true))},
+      {"capacity", required(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Usable capacity", true))},
       {"reference_block", with_default(quantity(Dimension::Bytes, 512.0, 16.0 * 1024 * 1024, "The IO size the latency and IOPS figures are quoted for"), "4KiB")},
       {"read_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Random read latency of a reference block at queue depth 1, as fio measures it", true))},
       {"read_service", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Time a unit is busy per reference read (0: read_latency less the interface time; the rest of read_latency is a delay that occupies nothing)"), "0us")},
-      {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Per-unit transfer rate for the part of a read beyond the reference block (0: none)"), "0B/s")},
-      {"read_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Random read ceiling in reference blocks", true))},
+      {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, kMaxDeviceBandwidthBps, "Per-unit transfer rate for the part of a read beyond the reference block (0: none)"), "0B/s")},
+      {"read_iops", required(quantity(Dimension::PerSecond, 0.0, kMaxDeviceIops, "Random read ceiling in reference blocks", true))},
       {"parallel_units", with_default(integer(0.0, 1e6, "Internal parallel units (0: read_iops x unit service time)"), "0")},
-      {"read_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, device to host", true))},
-      {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, std::nullopt, "Interface bandwidth, host to device", true))},
+      {"read_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, kMaxDeviceBandwidthBps, "Interface bandwidth, device to host", true))},
+      {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, kMaxDeviceBandwidthBps, "Interface bandwidth, host to device", true))},
       {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Write acknowledge latency of a reference block at queue depth 1", true))},
-      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Steady-state random write rate in reference blocks over the full span (every block valid): the write buffer drains at this rate (with raw_capacity: at the rate the data held allows), and each write programs a unit for units / drain rate per reference block", true))},
-      {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Write-back buffer"), "0B")},
-      {"raw_capacity", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Flash behind the usable capacity (over-provisioning included). With it, write_iops is read as the full-span rate and the drain rate follows garbage collection's write amplification at the data the device holds (storage.valid_data); 0: unknown, the drain rate stays write_iops"), "0B")},
+      {"write_iops", required(quantity(Dimension::PerSecond, 0.0, kMaxDeviceIops, "Steady-state random write rate in reference blocks over the full span (every block valid): the write buffer drains at this rate (with raw_capacity: at the rate the data held allows), and each write programs a unit for units / drain rate per reference block", true))},
+      {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Write-back buffer"), "0B")},
+      {"raw_capacity", with_default(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Flash behind the usable capacity (over-provisioning included). With it, write_iops is read as the full-span rate and the drain rate follows garbage collection's write amplification at the data the device holds (storage.valid_data); 0: unknown, the drain rate stays write_iops"), "0B")},
       {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"flush_blocks_io", with_default(boolean("A flush is not a queued command: it waits for the requests in flight and holds back those issued while it runs (SATA's non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)"), "false")},
