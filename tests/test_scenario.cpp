@@ -264,21 +264,28 @@ TEST(Schema, JsonSchemaDescribesTheScenario) {
   EXPECT_TRUE(doc["properties"]["compute"]["properties"]["memory"].contains("pattern"));
 }
 
+namespace {
+
+// A scenario's `devices:` section with one inline NVMe entry `name` (lines 2-12 of the document).
+std::string inline_nvme_device(const std::string& name) {
+  return "devices:\n"
+         "  " + name + ":\n"
+         "    kind: nvme\n"
+         "    source: test\n"
+         "    capacity: 1TB\n"
+         "    read_latency: 80us\n"
+         "    read_iops: 100K/s\n"
+         "    read_bandwidth: 1GB/s\n"
+         "    write_bandwidth: 1GB/s\n"
+         "    write_latency: 20us\n"
+         "    write_iops: 50K/s\n"
+         "    flush_latency: 30us\n";
+}
+
+}  // namespace
+
 TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
-  const std::string device =
-      "devices:\n"
-      "  slow:\n"
-      "    kind: nvme\n"
-      "    source: test\n"
-      "    capacity: 1TB\n"
-      "    read_latency: 80us\n"
-      "    read_iops: 100K/s\n"
-      "    read_bandwidth: 1GB/s\n"
-      "    write_bandwidth: 1GB/s\n"
-      "    write_latency: 20us\n"
-      "    write_iops: 50K/s\n"
-      "    flush_latency: 30us\n"
-      "    program_suspend: 50us\n";
+  const std::string device = inline_nvme_device("slow") + "    program_suspend: 50us\n";
   auto s = load_scenarios_from_text(device + "storage: {device: slow}\n", "ok.yaml").front();
   EXPECT_DOUBLE_EQ(s.device("slow").program_suspend_s, 50e-6);
   EXPECT_LT(s.device("samsung-850-pro").program_suspend_s, 0);  // absent: programs are not suspended
@@ -292,19 +299,7 @@ TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
 // An inline device's figures past what any device does (a typo's extra zeros, a unit slip) are
 // refused with the file, line, key and the range, not simulated.
 TEST(ScenarioErrors, InlineDeviceFiguresPastAnyDeviceAreRefused) {
-  const std::string device =
-      "devices:\n"
-      "  mine:\n"
-      "    kind: nvme\n"
-      "    source: test\n"
-      "    capacity: 1TB\n"
-      "    read_latency: 80us\n"
-      "    read_iops: 100K/s\n"
-      "    read_bandwidth: 1GB/s\n"
-      "    write_bandwidth: 1GB/s\n"
-      "    write_latency: 20us\n"
-      "    write_iops: 50K/s\n"
-      "    flush_latency: 30us\n";
+  const std::string device = inline_nvme_device("mine");
   const std::string uses = "storage: {device: mine}\n";
   EXPECT_NO_THROW(load_scenarios_from_text(device + uses, "ok.yaml"));
   auto with = [&](const std::string& key, const std::string& value) {
