@@ -244,7 +244,7 @@ TEST(Trace, IntervalLinesThatAreNotTheSummarysRunAreRefused) {
   EXPECT_CONTAINS(e, "must rise");
   e = error_of([&] { parse_sysbench_log(log_with(line(5, 10) + line(10, 10) + line(15, 10)), "x/sysbench.log"); });
   EXPECT_CONTAINS(e, "x/sysbench.log:4");
-  EXPECT_CONTAINS(e, "after the run's total time of 10 s");
+  EXPECT_CONTAINS(e, "after the run's total time of 10s");
 }
 
 TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {

@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/units.h"  // format_quantity
 #include "scenario/scenario.h"  // parse_yaml
 #include "scenario/schema.h"
 
@@ -89,13 +90,6 @@ double number(const std::string& text, const std::string& file, int line) {
   }
 }
 
-// A figure as the log would print it ("45", "1e+08"), for messages.
-std::string short_number(double v) {
-  std::ostringstream out;
-  out << v;
-  return out.str();
-}
-
 // The interval lines are the same run as the summary: their times rise, stay within the run, and the
 // transactions they count (each line's rate x the report interval, the spacing of the lines) are at
 // most the summary's (the summary also counts the tail after the last line). A log whose lines fail
@@ -109,11 +103,11 @@ void check_intervals_against_summary(const SysbenchResult& r, const std::string&
   for (size_t i = 0; i < lines.size(); ++i) {
     const double span_s = i == 0 ? std::max(report_s, 0.0) : lines[i].t_s - lines[i - 1].t_s;
     if (i > 0 && !(span_s > 0))
-      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + short_number(lines[i].t_s) + " s after one at " +
-                                                                 short_number(lines[i - 1].t_s) + " s: the times must rise");
+      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + format_quantity(lines[i].t_s, Dimension::Seconds) + " after one at " +
+                                                                 format_quantity(lines[i - 1].t_s, Dimension::Seconds) + ": the times must rise");
     if (r.total_time_s > 0 && lines[i].t_s > r.total_time_s * (1 + tolerance))
-      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + short_number(lines[i].t_s) +
-                                                                 " s, after the run's total time of " + short_number(r.total_time_s) + " s");
+      throw InputError({file, lines[i].line, 0}, "interval", "an interval line at " + format_quantity(lines[i].t_s, Dimension::Seconds) +
+                                                                 ", after the run's total time of " + format_quantity(r.total_time_s, Dimension::Seconds));
     counted += lines[i].tps * span_s;
     if (counted > static_cast<double>(r.transactions) * (1 + tolerance))
       throw InputError({file, lines[i].line, 0}, "interval", "the interval lines up to here count " + std::to_string(std::llround(counted)) +
