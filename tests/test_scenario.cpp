@@ -87,6 +87,39 @@ TEST(Scenario, VariantsSetSeveralKeysPerSweptValue) {
   EXPECT_EQ(one[0].workload.threads, 4);
 }
 
+// A mapping given for a section sets the keys it names and keeps the section's others: replacing
+// `database` with {checksum: none} dropped the file's atomic_writes (and a scenario's profile) unseen.
+TEST(Scenario, AMappingForASectionSetsOnlyTheKeysItNames) {
+  const std::string yaml =
+      "storage: {device: samsung-850-pro}\n"
+      "database: {atomic_writes: true, checksum: crc32}\n"
+      "variants:\n"
+      "  nocsum: {database: {checksum: none}}\n"
+      "  pcie: {storage: {device: shannon-direct-io-g3i}, database.checksum: none}\n";
+  auto set = load_scenarios_from_text(yaml, "x.yaml", {parse_override("database={checksum: none}")}).front();
+  EXPECT_EQ(set.database.checksum, "none");
+  EXPECT_TRUE(set.database.atomic_writes);
+  EXPECT_EQ(set.params["database.checksum"], "none");  // the key the mapping set, not the section
+  auto variant = load_scenarios_from_text(yaml + "variant: nocsum\n", "x.yaml").front();
+  EXPECT_EQ(variant.database.checksum, "none");
+  EXPECT_TRUE(variant.database.atomic_writes);
+  auto pcie = load_scenarios_from_text(yaml + "variant: pcie\n", "x.yaml").front();
+  EXPECT_EQ(pcie.storage.device, "shannon-direct-io-g3i");
+  EXPECT_TRUE(pcie.database.atomic_writes);
+  // --set wins over the variant's mapping for the key it gives, the variant keeps its others.
+  auto both = load_scenarios_from_text(yaml + "variant: pcie\n", "x.yaml", {parse_override("database.checksum=crc32")}).front();
+  EXPECT_EQ(both.database.checksum, "crc32");
+  EXPECT_EQ(both.storage.device, "shannon-direct-io-g3i");
+  // A key inside the mapping is checked and named like one given alone.
+  auto e = error_of(yaml, {parse_override("database={chekcsum: none}")});
+  EXPECT_CONTAINS(e, "--set database={chekcsum: none}");
+  EXPECT_CONTAINS(e, "database.chekcsum");
+  EXPECT_CONTAINS(e, "did you mean 'checksum'");
+  // The file's own keys keep their file locations.
+  e = error_of("database: {atomic_writes: maybe}\n", {parse_override("database={checksum: none}")});
+  EXPECT_CONTAINS(e, "bad.yaml:1:27");
+}
+
 TEST(ScenarioErrors, UnknownVariantOrVariantKey) {
   auto e = error_of("variants: {ssd: {}}\nsweep:\n  variant: [ssd, sdd2x]\n");
   EXPECT_CONTAINS(e, "bad.yaml:3:18");

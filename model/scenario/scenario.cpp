@@ -365,15 +365,52 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value,
   chain.back()[parts.back()] = value;
 }
 
-// A copy of `base` with `path` set to `value`, sharing every other node with `base`.
-YAML::Node with_value(const YAML::Node& base, const std::string& path, const YAML::Node& value) {
+// A mapping given for a section (`--set database={buffer_pool: 1GiB}`, or a sweep or variant value
+// of one) sets the keys it names and keeps the section's others, as the same keys given one by one
+// would: replacing the section would drop its profile and every other key unseen. Only sections
+// with named fields merge; a dictionary (whose keys are names or dotted paths) or any other value
+// replaces what was there. `leaves` are the dotted paths the mapping sets, and their values.
+bool is_section(const Spec* spec) { return spec && spec->kind == Kind::Map; }
+
+void leaf_settings(const std::string& path, const YAML::Node& value, std::vector<std::pair<std::string, YAML::Node>>& leaves) {
+  const Spec* spec = find(scenario_schema(), path);
+  if (!is_section(spec) || !value.IsMap()) {
+    leaves.emplace_back(path, value);
+    return;
+  }
+  for (auto it = value.begin(); it != value.end(); ++it)
+    leaf_settings(path + "." + it->first.Scalar(), it->second, leaves);
+}
+
+YAML::Node merged(const YAML::Node& base, const YAML::Node& value, const std::string& path) {
+  if (!is_section(find(scenario_schema(), path)) || !value.IsMap() || !base || !base.IsMap()) return value;
+  YAML::Node out(YAML::NodeType::Map);
+  std::set<std::string> in_base;
+  // Key nodes are reused (not rebuilt from their text) so that errors keep their line and column.
+  for (auto it = base.begin(); it != base.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    in_base.insert(key);
+    const YAML::Node given = value[key];
+    out[it->first] = given ? merged(it->second, given, path + "." + key) : it->second;
+  }
+  for (auto it = value.begin(); it != value.end(); ++it)
+    if (!in_base.count(it->first.Scalar())) out[it->first] = it->second;
+  return out;
+}
+
+// A copy of `base` with `path` set to `value` (merged into it when both are mappings of a section),
+// sharing every other node with `base`.
+YAML::Node with_value(const YAML::Node& base, const std::string& path, const YAML::Node& value,
+                      const std::string& prefix = "") {
   auto dot = path.find('.');
   std::string head = path.substr(0, dot);
+  const std::string full = prefix.empty() ? head : prefix + "." + head;
   YAML::Node out(YAML::NodeType::Map);
   if (base && base.IsMap())
     for (auto it = base.begin(); it != base.end(); ++it)
       if (it->first.Scalar() != head) out[it->first] = it->second;
-  out[head] = dot == std::string::npos ? value : with_value(base && base.IsMap() ? base[head] : YAML::Node(), path.substr(dot + 1), value);
+  const YAML::Node below = base && base.IsMap() ? base[head] : YAML::Node();
+  out[head] = dot == std::string::npos ? merged(below, value, full) : with_value(below, path.substr(dot + 1), value, full);
   return out;
 }
 
@@ -950,9 +987,13 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     }
     check_yaml_tree(value, "--set " + o.path + "=" + o.value);
     if (o.path.rfind("sweep.", 0) != 0) {
-      set_path(root, o.path, value, origin_name);
-      origin.overridden[o.path] = "--set " + o.path + "=" + o.value;
-      fixed_params[o.path] = scalar_to_json(value);
+      std::vector<std::pair<std::string, YAML::Node>> leaves;
+      leaf_settings(o.path, value, leaves);
+      for (const auto& [path, leaf] : leaves) {
+        set_path(root, path, leaf, origin_name);
+        origin.overridden[path] = "--set " + o.path + "=" + o.value;
+        fixed_params[path] = scalar_to_json(leaf);
+      }
     } else {
       root["sweep"][o.path.substr(6)] = value;
       origin.overridden["sweep." + o.path.substr(6)] = "--set " + o.path + "=" + o.value;
@@ -1024,8 +1065,18 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
                        "unknown variant '" + name + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
                            (all.empty() ? "; the scenario has no `variants:`" : "; the scenario has: " + all));
     }
-    for (auto k = settings.begin(); k != settings.end(); ++k)
-      if (!explicit_keys.count(k->first.Scalar())) point = with_value(point, k->first.Scalar(), k->second);
+    // A key given explicitly, or a section's key inside one given explicitly, is not the variant's.
+    auto is_explicit = [&](const std::string& path) {
+      for (const auto& key : explicit_keys)
+        if (path == key || path.rfind(key + ".", 0) == 0) return true;
+      return false;
+    };
+    for (auto k = settings.begin(); k != settings.end(); ++k) {
+      std::vector<std::pair<std::string, YAML::Node>> leaves;
+      leaf_settings(k->first.Scalar(), k->second, leaves);
+      for (const auto& [path, leaf] : leaves)
+        if (!is_explicit(path)) point = with_value(point, path, leaf);
+    }
     params["variant"] = name;
     return point;
   };
@@ -1043,7 +1094,9 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     std::set<std::string> explicit_keys;
     for (const auto& [key, value] : fixed_params.items()) explicit_keys.insert(key);
     for (size_t a = 0; a < axes.size(); ++a) {
-      explicit_keys.insert(axes[a].first);
+      std::vector<std::pair<std::string, YAML::Node>> leaves;
+      leaf_settings(axes[a].first, axes[a].second[index[a]], leaves);
+      for (const auto& leaf : leaves) explicit_keys.insert(leaf.first);
       if (axes[a].first == "variant") point = with_value(point, "variant", axes[a].second[index[a]]);
     }
     point = apply_variant(point, explicit_keys, params);
@@ -1052,8 +1105,12 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       point = with_value(point, key, values[index[a]]);
       params[key] = scalar_to_json(values[index[a]]);
       auto swept = origin.overridden.find("sweep." + key);
-      if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
-      else point_origin.overridden.erase(key);
+      std::vector<std::pair<std::string, YAML::Node>> leaves;
+      leaf_settings(key, values[index[a]], leaves);
+      for (const auto& leaf : leaves) {
+        if (swept != origin.overridden.end()) point_origin.overridden[leaf.first] = swept->second;
+        else point_origin.overridden.erase(leaf.first);
+      }
     }
     Scenario s = build(point, point_origin, base_dir);
     s.params = params;
