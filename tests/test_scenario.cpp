@@ -1,6 +1,8 @@
 // Scenario loading: defaults, overrides, sweeps, and the errors bad input gets (file, line, column,
 // key, and a did-you-mean where one helps).
 #include <gtest/gtest.h>
+
+#include <sstream>
 #include <yaml-cpp/yaml.h>
 
 #include "scenario/scenario.h"
@@ -118,6 +120,28 @@ TEST(Scenario, AMappingForASectionSetsOnlyTheKeysItNames) {
   // The file's own keys keep their file locations.
   e = error_of("database: {atomic_writes: maybe}\n", {parse_override("database={checksum: none}")});
   EXPECT_CONTAINS(e, "bad.yaml:1:27");
+}
+
+// --set wins over a swept key (the documented precedence): the axis goes and every point runs the
+// --set's value; it was ignored, the sweep's values ran. Both --set X and --set sweep.X: an error.
+TEST(Scenario, SetWinsOverASweptKey) {
+  const std::string yaml = "sweep:\n  workload.fio.iodepth: [1, 8]\n  storage.kind: [local, pool]\nstorage: {nodes: [{name: s1}]}\n";
+  auto points = load_scenarios_from_text(yaml, "x.yaml", {parse_override("workload.fio.iodepth=2")});
+  ASSERT_EQ(points.size(), 2u);
+  for (const auto& p : points) EXPECT_EQ(p.workload.fio.iodepth, 2);
+  EXPECT_EQ(points[1].params["storage.kind"], "pool");
+  auto e = error_of(yaml, {parse_override("workload.fio.iodepth=2"), parse_override("sweep.workload.fio.iodepth=[4]")});
+  EXPECT_CONTAINS(e, "--set sweep.workload.fio.iodepth=[4]");
+  EXPECT_CONTAINS(e, "also given by --set workload.fio.iodepth=2");
+}
+
+// One document per file: a second one (after --- or ...) was ignored without a word.
+TEST(ScenarioErrors, ASecondYamlDocumentIsRefused) {
+  auto e = error_of("name: a\n---\nname: b\n");
+  EXPECT_CONTAINS(e, "bad.yaml:3:1");
+  EXPECT_CONTAINS(e, "a second YAML document");
+  EXPECT_CONTAINS(error_of("name: a\n...\nname: [\n"), "YAML syntax error");
+  EXPECT_NO_THROW(load_scenarios_from_text("---\nname: a\n...\n", "ok.yaml"));
 }
 
 TEST(ScenarioErrors, UnknownVariantOrVariantKey) {
@@ -317,6 +341,31 @@ std::string inline_nvme_device(const std::string& name) {
 
 }  // namespace
 
+// A device defined twice (two catalogue files, or an inline entry with a catalogue name) is an
+// error: the later one replaced the earlier unseen.
+TEST(ScenarioErrors, ADeviceDefinedTwiceIsRefused) {
+  auto e = error_of(inline_nvme_device("pcie4-nvme-tlc"));
+  EXPECT_CONTAINS(e, "bad.yaml:3:5");  // the entry's first line
+  EXPECT_CONTAINS(e, "already in the catalogue");
+  // A catalogue file holds the entries without the `devices:` line and two spaces less indent.
+  auto entry = [](const std::string& name) {
+    std::string text = inline_nvme_device(name).substr(std::string("devices:\n").size()), out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) out += line.substr(2) + "\n";
+    return out;
+  };
+  const std::string a = poolsim::testing::write_temp("catalogue_a.yaml", entry("mydev"));
+  const std::string b = poolsim::testing::write_temp("catalogue_b.yaml", entry("other") + entry("mydev"));
+  try {
+    load_device_catalogue({a, b});
+    ADD_FAILURE() << "no error for a device in two catalogue files";
+  } catch (const InputError& err) {
+    EXPECT_CONTAINS(std::string(err.what()), b + ":12:1");
+    EXPECT_CONTAINS(std::string(err.what()), "already defined in " + a);
+  }
+}
+
+
 TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
   const std::string device = inline_nvme_device("slow") + "    program_suspend: 50us\n";
   auto s = load_scenarios_from_text(device + "storage: {device: slow}\n", "ok.yaml").front();
@@ -419,6 +468,15 @@ TEST(Scenario, RunsTheSimulatorCannotFinishAreRefusedUpFront) {
   EXPECT_CONTAINS(e, "bad.yaml:1:");
   EXPECT_CONTAINS(e, "workload.threads");
   EXPECT_CONTAINS(e, "vm.max_map_count");
+  // The same for a closed-loop fio job's IOs in flight (one actor each) and NDB's load generator
+  // threads; an open-loop fio job (rate) has a worker pool instead.
+  e = error_of("workload: {fio: {iodepth: 65536}}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:27");
+  EXPECT_CONTAINS(e, "workload.fio.iodepth");
+  EXPECT_CONTAINS(e, "vm.max_map_count");
+  e = error_of("workload: {fio: {numjobs: 4096, iodepth: 16}}\n");
+  EXPECT_CONTAINS(e, "workload.fio.numjobs");
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {fio: {numjobs: 4096, iodepth: 16, rate: 1000/s}}\n", "ok.yaml"));
   // A timed warm-up past a simulated day, and batches that do not fit in max_duration.
   e = error_of("simulation: {warmup: 1000000h}\n");
   EXPECT_CONTAINS(e, "simulation.warmup");

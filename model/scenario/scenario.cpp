@@ -1,5 +1,6 @@
 #include "scenario/scenario.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -309,12 +310,18 @@ void check_yaml_tree(const YAML::Node& doc, const std::string& origin_name) {
 }  // namespace
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
-  YAML::Node doc;
+  std::vector<YAML::Node> docs;
   try {
-    doc = YAML::Load(text);
+    docs = YAML::LoadAll(text);
   } catch (const YAML::Exception& e) {
     throw InputError({origin_name, e.mark.line + 1, e.mark.column + 1}, "", "YAML syntax error: " + e.msg);
   }
+  // Every input is one document: a second one (after `---` or `...`) would be ignored without a word.
+  for (std::size_t i = 1; i < docs.size(); ++i)
+    if (!docs[i].IsNull())
+      throw InputError({origin_name, docs[i].Mark().line + 1, docs[i].Mark().column + 1}, "",
+                       "a second YAML document: the file must hold one (remove the `---` or `...` before it)");
+  YAML::Node doc = docs.empty() ? YAML::Node() : docs.front();
   check_yaml_tree(doc, origin_name);
   return doc;
 }
@@ -332,6 +339,18 @@ long max_map_count() {
     return in >> value && value > 0 ? value : 65530L;
   }();
   return limit;
+}
+
+// The node the file writes at `path` (an undefined node where it writes none), for an error's location.
+YAML::Node written_node(const YAML::Node& raw, std::initializer_list<const char*> path) {
+  YAML::Node node;
+  node.reset(raw);  // reset, not =: assigning a YAML::Node writes into the node it refers to
+  for (const char* key : path) {
+    const YAML::Node& view = node;  // const lookups: no keys are created
+    if (!view || !view.IsMap() || !view[key]) return YAML::Node(YAML::NodeType::Undefined);
+    node.reset(view[key]);
+  }
+  return node;
 }
 
 YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializer_list<const char*> keys) {
@@ -449,8 +468,13 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
     }
   s.devices = load_device_catalogue(extra);
   if (doc["devices"])
-    for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it)
-      s.devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second, origin, "devices." + it->first.Scalar());
+    for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it) {
+      const std::string name = it->first.Scalar(), path = "devices." + name;
+      if (s.devices.count(name))
+        throw InputError(origin.locate(path, written_node(raw, {"devices", name.c_str()})), path,
+                         "device '" + name + "' is already in the catalogue (built in or a `catalogue:` file): give the inline entry another name");
+      s.devices[name] = device_from_yaml(name, it->second, origin, path);
+    }
 
   const auto& c = doc["compute"];
   s.compute.count = c["count"].as<int>();
@@ -581,21 +605,34 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.workload.rate_tps = q(w["rate"], Dimension::PerSecond);
   s.workload.clients.remote = w["clients"]["location"].Scalar() == "remote";
   s.workload.clients.round_trip_s = q(w["clients"]["round_trip"], Dimension::Seconds);
-  // Each client thread of a sysbench run is a SimGrid actor with its own stack: about two memory
-  // mappings each (the stack and its guard page). Past the kernel's vm.max_map_count the simulation
-  // cannot create them and aborts, so say so here, with the key.
-  if (s.workload.kind == "sysbench") {
-    const long actors = static_cast<long>(s.compute.count) * std::max(s.workload.threads, s.workload.warmup_threads);
+  // Each client thread of a sysbench run, each IO slot of a closed-loop fio job and each NDB load
+  // generator thread is a SimGrid actor with its own stack: about two memory mappings each (the
+  // stack and its guard page). Past the kernel's vm.max_map_count the simulation cannot create them
+  // and aborts, so say so here, with the key.
+  auto check_actor_stacks = [&](long actors, const std::string& key, const YAML::Node& written, const std::string& what) {
     const long limit = max_map_count();
     constexpr long kMappingsPerActor = 2, kMappingsReserved = 2000;  // the process's own libraries, heap, pool
-    if (actors * kMappingsPerActor + kMappingsReserved > limit) {
-      const bool warmup = s.workload.warmup_threads > s.workload.threads;
-      const std::string key = warmup ? "workload.warmup_threads" : "workload.threads";
-      throw InputError(origin.locate(key, raw["workload"][warmup ? "warmup_threads" : "threads"]), key,
-                       std::to_string(actors) + " client threads (x compute.count) need about " + std::to_string(actors * kMappingsPerActor) +
+    if (actors * kMappingsPerActor + kMappingsReserved > limit)
+      throw InputError(origin.locate(key, written), key,
+                       std::to_string(actors) + " " + what + " need about " + std::to_string(actors * kMappingsPerActor) +
                            " memory mappings for their stacks, more than this system allows (vm.max_map_count = " + std::to_string(limit) +
-                           "): use fewer threads, or raise it (sysctl vm.max_map_count)");
-    }
+                           "): use fewer, or raise it (sysctl vm.max_map_count)");
+  };
+  if (s.workload.kind == "sysbench") {
+    const bool warmup = s.workload.warmup_threads > s.workload.threads;
+    const std::string key = warmup ? "workload.warmup_threads" : "workload.threads";
+    check_actor_stacks(static_cast<long>(s.compute.count) * std::max(s.workload.threads, s.workload.warmup_threads), key,
+                       written_node(raw, {"workload", warmup ? "warmup_threads" : "threads"}), "client threads (x compute.count)");
+  } else if (s.workload.kind == "fio" && s.workload.fio.rate_iops <= 0) {
+    const YAML::Node jobs = written_node(raw, {"workload", "fio", "numjobs"});
+    const bool by_jobs = jobs.IsDefined() && s.workload.fio.numjobs > 1;
+    check_actor_stacks(static_cast<long>(s.compute.count) * s.workload.fio.numjobs * s.workload.fio.iodepth,
+                       by_jobs ? "workload.fio.numjobs" : "workload.fio.iodepth",
+                       by_jobs ? jobs : written_node(raw, {"workload", "fio", "iodepth"}), "IOs in flight (numjobs x iodepth x compute.count)");
+  } else if (s.workload.kind == "ndb") {
+    const auto& ndb = doc["ndb"];
+    check_actor_stacks(ndb["load_generators"].as<long>() * ndb["load_generator"]["threads"].as<long>(), "ndb.load_generator.threads",
+                       written_node(raw, {"ndb", "load_generator", "threads"}), "load generator threads (x ndb.load_generators)");
   }
 
   const auto& db = doc["database"];
@@ -943,13 +980,22 @@ DeviceSpec device_from_yaml(const std::string& name, const YAML::Node& raw, cons
 
 std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files) {
   std::map<std::string, DeviceSpec> devices;
+  std::map<std::string, std::string> defined_in;
   auto add = [&](const std::string& text, const std::string& origin_name) {
     YAML::Node doc = parse_yaml(text, origin_name);
     // An empty file is a mistake (a wrong path, a file cut short); `{}` says "no devices" on purpose.
     if (doc.IsNull()) throw InputError({origin_name, 1, 1}, "catalogue", "the catalogue file is empty (write {} for no devices)");
     validate(doc, device_catalogue_schema(), Origin{origin_name, {}});
-    for (auto it = doc.begin(); it != doc.end(); ++it)
-      devices[it->first.Scalar()] = device_from_yaml(it->first.Scalar(), it->second, Origin{origin_name, {}}, it->first.Scalar());
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      // A second definition would replace the first unseen (which one a run used would depend on
+      // the order of the files): a changed device is a new name.
+      auto [first, inserted] = defined_in.emplace(name, origin_name);
+      if (!inserted)
+        throw InputError({origin_name, it->first.Mark().line + 1, it->first.Mark().column + 1}, name,
+                         "device '" + name + "' is already defined in " + first->second + ": give this one another name");
+      devices[name] = device_from_yaml(name, it->second, Origin{origin_name, {}}, name);
+    }
   };
   add(kBuiltinCatalogueYaml, "scenarios/catalogue/devices.yaml");
   for (const auto& file : extra_files) add(read_file(file, {file, 0, 0}, "catalogue"), file);
@@ -1017,6 +1063,19 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       for (const auto& v : it->second) values.push_back(v);
       axes.emplace_back(key, values);
     }
+    // --set wins over a swept key (file < variant < sweep < --set): the axis goes, the --set's value
+    // runs in every point. Both `--set X=` and `--set sweep.X=` contradict each other.
+    axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const auto& axis) {
+      for (const auto& [key, value] : fixed_params.items()) {
+        if (axis.first != key && axis.first.rfind(key + ".", 0) != 0 && key.rfind(axis.first + ".", 0) != 0) continue;
+        auto swept = origin.overridden.find("sweep." + axis.first);
+        if (swept != origin.overridden.end())
+          throw InputError({swept->second, 0, 0}, "sweep." + axis.first,
+                           "the key is also given by " + origin.overridden.at(key) + ": give one value or one sweep");
+        return true;
+      }
+      return false;
+    }), axes.end());
     // Every point is a scenario held in memory and a child process to run: a product this large is a
     // mistake (a list meant for one axis written on several), found before it fills the memory.
     constexpr double kMaxSweepPoints = 100000;
