@@ -501,6 +501,22 @@ TEST(Scenario, AProfileWhoseStatementsCostNothingIsAnError) {
   EXPECT_CONTAINS(e, "cpu.statement");
 }
 
+// A profile's version is a server release, as a trace's engine.version must be.
+TEST(Scenario, AProfileVersionThatIsNoReleaseIsAnError) {
+  const std::string text = poolsim::testing::read_file(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
+  const std::string path = poolsim::testing::write_temp("bad-version-profile.yaml", text);
+  const int line = poolsim::testing::replace_line(path, "version:", "version: latest");
+  ASSERT_GT(line, 0);
+  auto e = error_of("workload: {kind: sysbench}\ndatabase: {profile: " + path + "}\n");
+  EXPECT_CONTAINS(e, "bad-version-profile.yaml:" + std::to_string(line) + ":");
+  EXPECT_CONTAINS(e, "'latest' is not a server version");
+  EXPECT_TRUE(is_server_version("10.11.19"));
+  EXPECT_TRUE(is_server_version("8.0"));
+  EXPECT_TRUE(is_server_version("5.7.44-log"));
+  EXPECT_FALSE(is_server_version("10"));
+  EXPECT_FALSE(is_server_version("ten.one"));
+}
+
 TEST(Scenario, AVariantThatIsNotAMappingOrAChoiceThatIsNotANameIsNamedSo) {
   auto e = error_of("variants: {a: ~}\nvariant: a\n");
   EXPECT_CONTAINS(e, "bad.yaml:1:");

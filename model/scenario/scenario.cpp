@@ -5,6 +5,7 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -171,7 +172,7 @@ SpecPtr build_scenario_schema() {
            {"thread_concurrency", with_default(integer(0.0, 100000.0, "innodb_thread_concurrency (0: unlimited)"), "0")},
            {"write_io_slots", with_default(integer(1.0, 100000.0, "Page writes in flight per flush batch (innodb_write_io_threads x AIO slots)"), "64")},
            {"page_cleaners", with_default(integer(1.0, 64.0, "innodb_page_cleaners: LRU flush batches running in parallel (MySQL 5.7/8.0 default 4; MariaDB 10.5+ has one page cleaner)"), "1")},
-           {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance, in batches of one instance each (MySQL 5.6-8.0, MariaDB <= 10.4)"), "1")},
+           {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance, in batches of one instance each. Applied as given, whatever the profile's product: MySQL 5.6-8.0 and MariaDB <= 10.4 divide the pool, MariaDB 10.5+ has one instance whatever the setting (leave it at 1 for such a server; validate sets it from a trace only where the server divides the pool)"), "1")},
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
            {"flush_method", with_default(one_of({"O_DIRECT", "fsync"}, "innodb_flush_method: O_DIRECT opens the data files past the OS page cache (MariaDB 10.6+ default); fsync reads and writes them through it (MySQL 5.x and MariaDB <= 10.5 default), so a buffer-pool miss the page cache holds is a memory copy, not a device read"), "O_DIRECT")},
            {"page_cache", with_default(with_keywords(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool"), {"auto"}), "auto")},
@@ -308,6 +309,11 @@ void check_yaml_tree(const YAML::Node& doc, const std::string& origin_name) {
 }
 
 }  // namespace
+
+bool is_server_version(const std::string& version) {
+  static const std::regex kVersion(R"(^\d+\.\d+(\.\d+)?([-+~].*)?$)");
+  return std::regex_match(version, kVersion);
+}
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
   std::vector<YAML::Node> docs;
@@ -873,6 +879,11 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   // Named at its own first line: an error without a line would be reported at the scenario's key.
   if (!doc.IsMap()) throw InputError({origin_name, 1, 1}, "", doc.IsNull() ? "the profile is empty" : "a profile must be a YAML mapping");
   validate(doc, profile_schema(), Origin{origin_name, {}});
+  // The version names the server release the figures were fitted on (calibrate reads the server's
+  // defaults and features from a trace's): written as a trace's engine.version is.
+  if (doc["version"] && !is_server_version(doc["version"].Scalar()))
+    throw InputError(Origin{origin_name, {}}.locate("version", doc["version"]), "version",
+                     "'" + doc["version"].Scalar() + "' is not a server version (MAJOR.MINOR[.PATCH], e.g. \"10.11.19\")");
   doc = with_defaults(doc, profile_schema());
   ServerProfile p;
   p.name = doc["name"].Scalar();

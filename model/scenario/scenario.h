@@ -138,6 +138,8 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
 std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key);
 // YAML text parsed, or InputError naming `origin_name`, line and column of the syntax error.
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name);
+// A server release as MAJOR.MINOR[.PATCH] with an optional suffix ("10.11.19", "8.0", "5.7.44-log").
+bool is_server_version(const std::string& version);
 
 const schema::Spec& scenario_schema();
 const schema::Spec& device_catalogue_schema();
