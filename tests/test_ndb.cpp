@@ -112,6 +112,14 @@ TEST(NdbErrors, BadInputNamesFileLineAndKey) {
   EXPECT_CONTAINS(e, "bad.yaml:2:15");
   EXPECT_CONTAINS(e, "ndb.data_nodes");
   EXPECT_CONTAINS(e, "multiple of replicas");
+  // The same made by a --set of replicas names the --set.
+  try {
+    load_scenarios_from_text("ndb:\n  data_nodes: 2\nworkload:\n  kind: ndb\n  mix:\n" + mix, "bad.yaml", {parse_override("ndb.replicas=3")});
+    ADD_FAILURE() << "no error for replicas 3 on 2 data nodes";
+  } catch (const InputError& err) {
+    EXPECT_CONTAINS(std::string(err.what()), "--set ndb.replicas=3");
+    EXPECT_CONTAINS(std::string(err.what()), "key 'ndb.replicas'");
+  }
   // An ndb workload needs a mix.
   e = error_of("workload:\n  kind: ndb\n");
   EXPECT_CONTAINS(e, "bad.yaml:2:");

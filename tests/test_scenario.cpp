@@ -294,6 +294,14 @@ TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
     EXPECT_CONTAINS(std::string(e.what()), "--set compute.cors=4");
     EXPECT_CONTAINS(std::string(e.what()), "did you mean 'cores'");
   }
+  for (const char* text : {"compute.cores.=4", ".compute.cores=4", "compute..cores=4"}) {
+    try {
+      parse_override(text);
+      ADD_FAILURE() << "no error for --set " << text;
+    } catch (const InputError& e) {
+      EXPECT_CONTAINS(std::string(e.what()), "empty step");
+    }
+  }
   auto e = error_of("{}", {parse_override("compute.cores=lots")});
   EXPECT_CONTAINS(e, "--set compute.cores=lots");
   EXPECT_CONTAINS(e, "expected an integer");

@@ -134,10 +134,15 @@ NdbConfig parse_ndb_config(const YAML::Node& doc, const YAML::Node& raw, const O
   NdbConfig c;
   c.data_nodes = n["data_nodes"].as<int>();
   c.replicas = n["replicas"].as<int>();
-  if (c.data_nodes % c.replicas != 0)
-    throw InputError(origin.locate("ndb.data_nodes", child(r, "data_nodes") ? child(r, "data_nodes") : r), "ndb.data_nodes",
+  if (c.data_nodes % c.replicas != 0) {
+    // Named where the change came from: a --set of replicas, else data_nodes as the file writes it.
+    const bool by_replicas = origin.overridden.count("ndb.replicas") && !origin.overridden.count("ndb.data_nodes");
+    const std::string key = by_replicas ? "ndb.replicas" : "ndb.data_nodes";
+    const YAML::Node at = child(r, by_replicas ? "replicas" : "data_nodes");
+    throw InputError(origin.locate(key, at ? at : r), key,
                      std::to_string(c.data_nodes) + " data nodes cannot form node groups of " + std::to_string(c.replicas) +
                          " replicas (data_nodes must be a multiple of replicas)");
+  }
   c.read_local_replica = n["read_from"].Scalar() == "local";
   c.tc_by_hint = n["tc_selection"].Scalar() == "hint";
   const auto& dn = n["data_node"];

@@ -1018,6 +1018,9 @@ Override parse_override(const std::string& text) {
   if (eq == std::string::npos || eq == 0)
     throw InputError({"--set " + text, 0, 0}, "", "expected --set path.to.key=value");
   Override o{text.substr(0, eq), text.substr(eq + 1)};
+  // An empty step ("a..b", "a.", ".a") names no key: found here, not as a path that happens to load.
+  if (o.path.front() == '.' || o.path.back() == '.' || o.path.find("..") != std::string::npos)
+    throw InputError({"--set " + text, 0, 0}, o.path, "a key path has an empty step (a dot too many)");
   std::string suggestion;
   std::string target = o.path.rfind("sweep.", 0) == 0 ? o.path.substr(6) : o.path;
   if (!find(scenario_schema(), target, &suggestion) || target.rfind("sweep", 0) == 0)
