@@ -247,6 +247,17 @@ TEST(Trace, IntervalLinesThatAreNotTheSummarysRunAreRefused) {
   EXPECT_CONTAINS(e, "after the run's total time of 10s");
 }
 
+TEST(Trace, AMergeKeyInMetaYamlIsRefused) {
+  // yaml-cpp keeps '<<' as a key, and meta.yaml's open mappings ignored it: the anchored server
+  // settings (flush_log_at_trx_commit 0) were dropped for the defaults without a word.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "merge-key");
+  replace_in_meta(dir, "server: {", "x_server: &srv {flush_log_at_trx_commit: 0}\nserver: {<<: *srv, ");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "server.<<");
+  EXPECT_CONTAINS(e, "merge key");
+}
+
 TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "duplicate-key");
   replace_in_meta(dir, "  threads: 4", "  threads: 4\n  threads: 16");
