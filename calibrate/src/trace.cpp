@@ -420,7 +420,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     }
     if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || beyond_64_bits)))
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
-    if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789") != std::string::npos)
+    if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) != std::string::npos)
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a whole number: SHOW STATUS prints counters whole");
     if (whole) values[name] = v;
   }
@@ -930,7 +930,6 @@ SysbenchOptions sysbench_options_for(const Trace& t) {
   }
   return o;
 }
-
 
 Trace load_trace(const std::string& dir) {
   Trace t;
