@@ -247,6 +247,142 @@ TEST(Trace, IntervalLinesThatAreNotTheSummarysRunAreRefused) {
   EXPECT_CONTAINS(e, "after the run's total time of 10s");
 }
 
+TEST(Trace, ALogThatIsNotTheRunMetaYamlDescribesIsRefused) {
+  // meta.yaml names the mix, threads and rate the scenario simulates; a log of another run moved the
+  // prediction (a read-only meta over a read-write log: 519.5 TPS predicted against 356.5). Each error
+  // names the meta.yaml key and the log's line.
+  const std::string from = kTraces + "/local-vm/disk-bp1G-t4";
+  std::string dir = copy_trace(from, "meta-read-only");
+  replace_in_meta(dir, "test: oltp_read_write", "test: oltp_read_only");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:9:");
+  EXPECT_CONTAINS(e, "workload.test");
+  EXPECT_CONTAINS(e, "runs 0 writes per transaction");
+  EXPECT_CONTAINS(e, "sysbench.log:");
+  // sysbench 0.5's oltp.lua: read_only decides the writes, the mix the statements.
+  const std::string mdev = kTraces + "/mdev-13845/bp4G-rw22-t16";
+  dir = copy_trace(mdev, "meta-not-read-only");
+  replace_in_meta(dir, "read_only: false", "read_only: true");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "workload.read_only");
+  EXPECT_CONTAINS(e, "runs 0 writes per transaction");
+  dir = copy_trace(mdev, "meta-mix");
+  replace_in_meta(dir, "point_selects: 10", "point_selects: 1");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "workload.mix");
+  EXPECT_CONTAINS(e, "runs 5 reads per transaction");
+  EXPECT_CONTAINS(e, "counts 14");
+  // Interval lines count the run's threads (the last may count fewer: threads finishing first).
+  dir = copy_trace(from, "interval-threads");
+  const int line = replace_line(dir + "/sysbench.log", "[ 5s ] thds: 4 ",
+                                "[ 5s ] thds: 8 tps: 405.55 qps: 8120.74 (r/w/o: 5686.66/1622.19/811.89) lat (ms,95%): 21.11 err/s: 0.00 reconn/s: 0.00");
+  ASSERT_GT(line, 0);
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "sysbench.log:" + std::to_string(line) + ": key 'thds'");
+  EXPECT_CONTAINS(e, "8 threads, but the run had 4");
+  EXPECT_NO_THROW(load_trace(kTraces + "/local-vm/tmpfs-bp3G-t16"));  // its last line: thds: 15
+  // A fixed rate starts about rate x time transactions: a log with 5 times more is another run's.
+  dir = copy_trace(kTraces + "/local-vm/idle/disk-bp3G-t1-rate50", "rate-exceeded");
+  replace_in_meta(dir, "rate: 50", "rate: 10");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:16:");
+  EXPECT_CONTAINS(e, "workload.rate");
+  EXPECT_CONTAINS(e, "counts 2221");
+}
+
+TEST(Trace, ALatencySummaryOrEventCountThatCannotBeTheRunsIsRefused) {
+  // The percentile and the mean lie within the max (one histogram bucket, 2 %, allowed the
+  // percentile), and sysbench counts one event per transaction, in 1.0's and 0.5's summary alike.
+  auto log10 = [](const std::string& events, const std::string& avg, const std::string& max, const std::string& p95) {
+    return "sysbench 1.0.20\n    transactions:                        1000  (100.00 per sec.)\n"
+           "    total time:                          10.0000s\n    total number of events:              " + events + "\n"
+           "Latency (ms):\n         min:                                    1.00\n         avg:                                    " + avg +
+           "\n         max:                                  " + max + "\n         95th percentile:                       " + p95 + "\n";
+  };
+  EXPECT_NO_THROW(parse_sysbench_log(log10("1000", "9.79", "139.00", "21.50"), "x/sysbench.log"));
+  EXPECT_NO_THROW(parse_sysbench_log(log10("1000", "9.79", "21.20", "21.50"), "x/sysbench.log"));  // p95 in max's bucket
+  auto e = error_of([&] { parse_sysbench_log(log10("1000", "9.79", "139.00", "690.00"), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:9: key '95th percentile'");
+  EXPECT_CONTAINS(e, "above the max");
+  e = error_of([&] { parse_sysbench_log(log10("1000", "200.00", "139.00", "21.50"), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:7: key 'avg'");
+  e = error_of([&] { parse_sysbench_log(log10("1200", "9.79", "139.00", "21.50"), "x/sysbench.log"); });
+  EXPECT_CONTAINS(e, "x/sysbench.log:4: key 'total number of events'");
+  EXPECT_CONTAINS(e, "line 2 counts 1000 transactions");
+  // 0.5: the events line sits between the total time and the response times.
+  const std::string log05 = read_file(kTraces + "/mdev-13845/bp4G-rw22-t16/sysbench.log");
+  EXPECT_NO_THROW(parse_sysbench_log(log05, "y/sysbench.log"));
+  const std::string edited = std::regex_replace(log05, std::regex("total number of events:( +)115827"), "total number of events:$01115828");
+  ASSERT_NE(edited, log05);
+  EXPECT_CONTAINS(error_of([&] { parse_sysbench_log(edited, "y/sysbench.log"); }), "115828 events, but line");
+}
+
+TEST(Trace, AMergeKeyInMetaYamlIsRefused) {
+  // yaml-cpp keeps '<<' as a key, and meta.yaml's open mappings ignored it: the anchored server
+  // settings (flush_log_at_trx_commit 0) were dropped for the defaults without a word.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "merge-key");
+  replace_in_meta(dir, "server: {", "x_server: &srv {flush_log_at_trx_commit: 0}\nserver: {<<: *srv, ");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "server.<<");
+  EXPECT_CONTAINS(e, "merge key");
+}
+
+TEST(Trace, StatusSnapshotsThatAreNotOneRunsAreRefusedWithFileLineAndKey) {
+  const std::string from = kTraces + "/local-vm/disk-bp1G-t4";
+  // One snapshot copied as both: every counter delta 0 over the log's thousands of transactions.
+  std::string dir = copy_trace(from, "status-same");
+  std::filesystem::copy_file(dir + "/status_before.tsv", dir + "/status_after.tsv", std::filesystem::copy_options::overwrite_existing);
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:");
+  EXPECT_CONTAINS(e, "Innodb_buffer_pool_read_requests");
+  EXPECT_CONTAINS(e, "do not span the run");
+  // A counter gone from one snapshot, or text where the other has a count.
+  dir = copy_trace(from, "status-missing");
+  const int line = replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_reads\t", "Innodb_buffer_pool_readz\t1");
+  ASSERT_GT(line, 0);
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_before.tsv:" + std::to_string(line) + ": key 'Innodb_buffer_pool_reads'");  // the same line in both
+  EXPECT_CONTAINS(e, "missing from status_after.tsv");
+  replace_line(dir + "/status_after.tsv", "Innodb_buffer_pool_readz\t", "Innodb_buffer_pool_reads\tabc");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:" + std::to_string(line) + ": key 'Innodb_buffer_pool_reads'");
+  EXPECT_CONTAINS(e, "not a number here");
+  // Counters are whole; the times and costs SHOW STATUS prints with decimals are kept.
+  for (const char* value : {"587565.7", "5.9e5"}) {
+    e = error_of([&] { parse_status_tsv(std::string("Uptime\t10\nInnodb_buffer_pool_reads\t") + value + "\n", "s.tsv"); });
+    EXPECT_CONTAINS(e, "s.tsv:2:26");
+    EXPECT_CONTAINS(e, "not a whole number");
+  }
+  auto status = parse_status_tsv("Busy_time\t0.000000\nLast_query_cost\t0.000000\nQuery_time\t99.706864\nSlave_heartbeat_period\t0.000\n", "s.tsv");
+  EXPECT_DOUBLE_EQ(status.at("Query_time"), 99.706864);
+}
+
+TEST(Trace, ADeviceOrFioKeyTwiceOrAFioNumberPastADoubleNamesFileAndLine) {
+  const std::string from = kTraces + "/local-vm/disk-bp1G-t4";
+  std::string dir = copy_trace(from, "diskstats-device-twice");
+  const std::string after = read_file(dir + "/diskstats_after.txt");
+  std::smatch vda;
+  ASSERT_TRUE(std::regex_search(after, vda, std::regex(R"(.* vda .*\n)")));
+  std::ofstream(dir + "/diskstats_after.txt") << after << vda.str();
+  const auto lines = std::count(after.begin(), after.end(), '\n');
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "diskstats_after.txt:" + std::to_string(lines + 1) + ": key 'vda'");
+  EXPECT_CONTAINS(e, "appears twice");
+  // fio JSON: a key twice in one object (nlohmann keeps the last) and a number past a double.
+  const std::string twice = "{\n  \"jobs\": [\n    {\"jobname\": \"x\",\n     \"read\": {\"iops\": 10,\n              \"iops\": 20}}\n  ]\n}\n";
+  e = error_of([&] { parse_fio_json(twice, "fio/twice.json"); });
+  EXPECT_CONTAINS(e, "fio/twice.json:5:15: key 'iops'");
+  EXPECT_CONTAINS(e, "appears twice");
+  // The same key in two objects is no duplicate (the jobs lack their figures: that error is another).
+  EXPECT_EQ(error_of([] { parse_fio_json("{\"jobs\": [{\"jobname\": \"x:y\"}, {\"jobname\": \"z\"}]}", "fio/ok.json"); })
+                .find("appears twice"),
+            std::string::npos);
+  const std::string huge = "{\n  \"jobs\": [\n    {\"read\": {\"iops\": 1e999}}\n  ]\n}\n";
+  e = error_of([&] { parse_fio_json(huge, "fio/huge.json"); });
+  EXPECT_CONTAINS(e, "fio/huge.json:3:23");
+}
+
 TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "duplicate-key");
   replace_in_meta(dir, "  threads: 4", "  threads: 4\n  threads: 16");

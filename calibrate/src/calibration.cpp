@@ -142,30 +142,6 @@ double cpu_probe_eps(const Trace& t) {
   return (before + after) / 2;
 }
 
-// The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
-// `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
-// sysbench 0.5's oltp.lua with --oltp-read-only=on is the read-only mix.
-SysbenchOptions sysbench_options_for(const Trace& t) {
-  const auto& w = t.meta["workload"];
-  SysbenchOptions o;
-  o.version = t.sysbench.version == "0.5" ? "0.5" : "1.0.20";
-  o.test = w["test"].Scalar();
-  if (o.test == "oltp" && w["read_only"] && w["read_only"].as<bool>()) o.test = "oltp_read_only";
-  o.tables = w["tables"].as<int>();
-  o.table_size = w["table_size"].as<std::uint64_t>();
-  o.range_size = w["range_size"].as<int>();
-  o.rand_type = w["rand_type"].Scalar();
-  if (const auto& m = w["mix"]) {
-    for (auto [key, field] : std::initializer_list<std::pair<const char*, int*>>{
-             {"point_selects", &o.point_selects}, {"simple_ranges", &o.simple_ranges}, {"sum_ranges", &o.sum_ranges},
-             {"order_ranges", &o.order_ranges}, {"distinct_ranges", &o.distinct_ranges},
-             {"index_updates", &o.index_updates}, {"non_index_updates", &o.non_index_updates},
-             {"delete_inserts", &o.delete_inserts}})
-      if (m[key]) *field = m[key].as<int>();
-  }
-  return o;
-}
-
 int row_changes_per_txn(const Trace& t) {
   SysbenchOptions o = sysbench_options_for(t);
   if (o.test == "oltp_read_only" || o.test == "oltp_point_select") return 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cctype>
 #include <cmath>
+#include <cstring>
 #include <tuple>
 #include <cerrno>
 #include <filesystem>
@@ -115,6 +116,149 @@ void check_intervals_against_summary(const SysbenchResult& r, const std::string&
   }
 }
 
+// The line and column (from 1) of byte `at` of a text.
+std::pair<int, int> line_column(const std::string& text, std::size_t at) {
+  at = std::min(at, text.size());
+  const std::size_t line_start = at == 0 ? std::string::npos : text.rfind('\n', at - 1);
+  const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  return {line, static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1};
+}
+
+// Walks a JSON text's tokens outside strings: `on_string(start, end)` for each string (end past its
+// closing quote), `on_other(start, end)` for each run of other non-space characters but , : [ ] { }.
+// Stops when one returns true and gives that token's start (the text's size when none did).
+template <typename OnString, typename OnOther>
+std::size_t scan_json(const std::string& text, OnString on_string, OnOther on_other) {
+  for (std::size_t i = 0; i < text.size();) {
+    const char c = text[i];
+    if (c == '"') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') j += text[j] == '\\' ? 2 : 1;
+      j = std::min(j + 1, text.size());
+      if (on_string(i, j)) return i;
+      i = j;
+    } else if (std::isspace(static_cast<unsigned char>(c)) || std::strchr(",:[]{}", c)) {
+      ++i;
+    } else {
+      std::size_t j = i;
+      while (j < text.size() && text[j] != '"' && !std::isspace(static_cast<unsigned char>(text[j])) && !std::strchr(",:[]{}", text[j])) ++j;
+      if (on_other(i, j)) return i;
+      i = j;
+    }
+  }
+  return text.size();
+}
+
+// The byte where the n-th (from 0) object key of a JSON text starts, in document order (the order a
+// parser callback sees them): a key is a string followed by a colon.
+std::size_t json_key_offset(const std::string& text, std::size_t n) {
+  return scan_json(
+      text,
+      [&](std::size_t, std::size_t end) {
+        const std::size_t next = text.find_first_not_of(" \t\r\n", end);
+        return next != std::string::npos && text[next] == ':' && n-- == 0;
+      },
+      [](std::size_t, std::size_t) { return false; });
+}
+
+// The byte where the first number too large for a double starts (the text's size when none is).
+std::size_t json_overflowing_number_offset(const std::string& text) {
+  return scan_json(
+      text, [](std::size_t, std::size_t) { return false; },
+      [&](std::size_t start, std::size_t end) { return std::isinf(std::strtod(text.substr(start, end - start).c_str(), nullptr)); });
+}
+
+// A format_quantity-like figure for a count per transaction ("14", "4.02").
+std::string per_txn_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// The two SHOW STATUS snapshots are one server's, before and after the run: a counter in one must be
+// a number in the other (every committed pair names the same counters), and the run must show in
+// them (two copies of one snapshot made every measured figure 0 per transaction).
+void check_status_snapshots(const Trace& t, const std::map<std::string, int>& before_lines,
+                            const std::map<std::string, int>& after_lines, const std::string& log) {
+  if (t.status_before.empty() || t.status_after.empty()) return;
+  const std::string before_file = (fs::path(t.dir) / "status_before.tsv").string(), after_file = (fs::path(t.dir) / "status_after.tsv").string();
+  for (const auto& [values, other, other_lines, file, other_file] :
+       {std::tuple<const std::map<std::string, double>&, const std::map<std::string, double>&, const std::map<std::string, int>&,
+                   const std::string&, const std::string&>{t.status_before, t.status_after, after_lines, before_file, after_file},
+        {t.status_after, t.status_before, before_lines, after_file, before_file}}) {
+    for (const auto& [name, value] : values) {
+      if (other.count(name)) continue;
+      const auto at = other_lines.find(name);
+      const int line = (file == before_file ? before_lines : after_lines).at(name);
+      if (at != other_lines.end())
+        throw InputError({other_file, at->second, 0}, name, "not a number here, but a counter in " + fs::path(file).filename().string() + ":" +
+                                                                std::to_string(line));
+      throw InputError({file, line, 0}, name, "the counter is missing from " + fs::path(other_file).filename().string() +
+                                                  ": the snapshots are not one server's");
+    }
+  }
+  // Every sysbench statement reads its rows through the buffer pool (the committed traces: 98 to 1,089
+  // page requests per transaction), so the run makes at least one request per transaction.
+  const std::string requests = "Innodb_buffer_pool_read_requests";
+  if (auto per_txn = t.per_txn(requests); per_txn && *per_txn < 1)
+    throw InputError({after_file, after_lines.at(requests), 0}, requests,
+                     per_txn_text(*per_txn) + " buffer pool page requests per transaction over the " + std::to_string(t.sysbench.transactions) +
+                         " transactions of " + log + ": the snapshots do not span the run (a copy of one snapshot?)");
+}
+
+// meta.yaml describes the run sysbench.log recorded: the log's own figures must be that run's, or
+// validate would simulate another workload and compare it with this one's (a read-only meta with
+// a read-write log moved the prediction by 46 %).
+void check_log_against_meta(const Trace& t, const YAML::Node& meta, const std::string& meta_file, const std::string& log) {
+  const SysbenchResult& r = t.sysbench;
+  const YAML::Node w = meta["workload"];
+  const Origin origin{meta_file, {}};
+  // Interval lines count the run's threads; the last may count fewer (threads that finished their
+  // --time first: traces/local-vm/tmpfs-bp3G-t16 ends on 15), none more.
+  const int threads = t.meta["workload"]["threads"].as<int>();
+  for (size_t i = 0; i < r.intervals.size(); ++i) {
+    const int seen = r.intervals[i].threads;
+    if (seen > threads || (seen != threads && i + 1 < r.intervals.size()))
+      throw InputError({log, r.intervals[i].line, 0}, "thds",
+                       "an interval line with " + std::to_string(seen) + " threads, but the run had " + std::to_string(threads) +
+                           " (meta.yaml workload.threads" + (r.threads_line ? ", line " + std::to_string(r.threads_line) : std::string()) + ")");
+  }
+  // With --rate sysbench starts transactions as a Poisson process of that rate: more than it
+  // could start (5 standard deviations above the expected count) is another run's log.
+  const double rate = t.meta["workload"]["rate"].as<double>();
+  if (rate > 0 && r.total_time_s > 0) {
+    const double expected = rate * r.total_time_s, most = expected + 5 * std::sqrt(expected) + 1;
+    if (static_cast<double>(r.transactions) > most)
+      throw InputError(origin.locate("workload.rate", w ? w["rate"] : YAML::Node()), "workload.rate",
+                       "a rate of " + per_txn_text(rate) + "/s starts about " + std::to_string(std::llround(expected)) + " transactions in " +
+                           format_quantity(r.total_time_s, Dimension::Seconds) + ", but " + log + ":" + std::to_string(r.transactions_line) +
+                           " counts " + std::to_string(r.transactions));
+  }
+  // The statements per transaction the log counts are the mix meta.yaml names (test, read_only,
+  // mix). Errors retried count their statements again; every committed log is within 0.004 % of its
+  // mix, 1 % leaves room for a run with more errors and still tells one mix from another.
+  if (r.read_line == 0 && r.write_line == 0 && r.other_line == 0) return;
+  const SysbenchMix mix(sysbench_options_for(t));
+  const double transactions = static_cast<double>(r.transactions);
+  for (const auto& [kind, counted, expected, line] :
+       {std::tuple<const char*, double, int, int>{"reads", r.read_queries, mix.reads(), r.read_line},
+        {"writes", r.write_queries, mix.writes(), r.write_line},
+        {"other statements", r.other_queries, mix.others(), r.other_line}}) {
+    if (line == 0) continue;
+    const double per_txn = counted / transactions;
+    if (std::abs(per_txn - expected) <= 0.01 * std::max(expected, 1)) continue;
+    // The key that decides this count: read_only the writes of 0.5's oltp.lua, the mix the statements.
+    const bool writes = std::string(kind) == "writes";
+    const char* key = writes && w && w["read_only"] ? "workload.read_only" : w && w["mix"] && expected > 0 ? "workload.mix" : "workload.test";
+    const std::string leaf = std::string(key).substr(9);
+    throw InputError(origin.locate(key, w ? w[leaf] : YAML::Node()), key,
+                     "test " + t.meta["workload"]["test"].Scalar() + (w && w["read_only"] ? std::string(" (read_only ") + w["read_only"].Scalar() + ")" : "") +
+                         (w && w["mix"] ? " with workload.mix" : " with sysbench's default mix") + " runs " + std::to_string(expected) + " " + kind +
+                         " per transaction, but " + log + ":" + std::to_string(line) + " counts " + per_txn_text(per_txn) +
+                         ": the log is another workload's, or meta.yaml misdescribes it");
+  }
+}
+
 }  // namespace
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file) {
@@ -123,8 +267,9 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   std::string line;
   int n = 0;
   bool saw_transactions = false, saw_avg = false, saw_p95 = false;
-  const std::regex interval10(R"(^\[\s*(\d+)s\s*\]\s+thds:\s*\d+\s+tps:\s*([\d.]+).*lat \(ms,(\d+)%\):\s*([\d.]+))");
-  const std::regex interval05(R"(^\[\s*(\d+)s\]\s+threads:\s*\d+,\s*tps:\s*([\d.]+).*response time:\s*([\d.]+)ms \((\d+)%\))");
+  const std::regex interval10(R"(^\[\s*(\d+)s\s*\]\s+thds:\s*(\d+)\s+tps:\s*([\d.]+).*lat \(ms,(\d+)%\):\s*([\d.]+))");
+  const std::regex interval05(R"(^\[\s*(\d+)s\]\s+threads:\s*(\d+),\s*tps:\s*([\d.]+).*response time:\s*([\d.]+)ms \((\d+)%\))");
+  const std::regex events(R"(^\s*total number of events:\s+(\d+)\s*$)");
   const std::regex transactions(R"(^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex queries(R"(^\s*(queries|read/write requests):\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex count(R"(^\s*(read|write|other):\s+(\d+)\s*$)");
@@ -134,17 +279,18 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   // The lines the parser reads, by their label (an interval line by its tps; with --rate sysbench
   // also writes "[ 5s ] queue length: ..." lines, which carry no figure read here): one of them that
   // the patterns above do not match is malformed.
-  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|avg|95th percentile|approx\.\s+95 percentile|99th percentile|total time):|^(\[\s*\d+s\s*\]).*\btps:)");
-  int transactions_line = 0;
+  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|avg|max|95th percentile|approx\.\s+95 percentile|99th percentile|total time|total number of events):|^(\[\s*\d+s\s*\]).*\btps:)");
+  int transactions_line = 0, events_line = 0, avg_line = 0, max_line = 0, p95_line = 0;
+  std::uint64_t event_count = 0;
   std::smatch m;
   while (std::getline(in, line)) {
     ++n;
     if (line.find("sysbench 0.5") != std::string::npos) r.version = "0.5";
     if (line.rfind("sysbench 1.", 0) == 0) r.version = "1.0";
     if (std::regex_search(line, m, interval10)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[4], file, n), n});
+      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[5], file, n), n, static_cast<int>(number(m[2], file, n))});
     } else if (std::regex_search(line, m, interval05)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[2], file, n), number(m[3], file, n), n});
+      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[4], file, n), n, static_cast<int>(number(m[2], file, n))});
     } else if (std::regex_search(line, m, transactions)) {
       // One run, one summary: a second is two logs joined, whose figures would mix.
       if (saw_transactions)
@@ -154,22 +300,27 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
       r.tps = number(m[2], file, n);
       saw_transactions = true;
       transactions_line = n;
+    } else if (std::regex_search(line, m, events)) {
+      event_count = static_cast<std::uint64_t>(number(m[1], file, n));
+      events_line = n;
     } else if (std::regex_search(line, m, queries)) {
       if (m[1] == "queries") r.qps = number(m[3], file, n);
     } else if (std::regex_search(line, m, count)) {
       double v = number(m[2], file, n);
       (m[1] == "read" ? r.read_queries : m[1] == "write" ? r.write_queries : r.other_queries) = v;
+      (m[1] == "read" ? r.read_line : m[1] == "write" ? r.write_line : r.other_line) = n;
     } else if (std::regex_search(line, m, latency)) {
       double v = number(m[2], file, n);
       std::string what = m[1];
-      if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; }
-      else if (what == "max") r.latency_max_ms = v;
+      if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; avg_line = n; }
+      else if (what == "max") { r.latency_max_ms = v; max_line = n; }
       else if (what.find("99") != std::string::npos) r.latency_p99_ms = v;
       else if (what.find("95") != std::string::npos) {
         // A run whose transactions took no time has no latency to compare (its error would be infinite).
         if (!(v > 0)) throw InputError({file, n, 0}, what, "a 95th percentile of " + m[2].str() + " ms: a transaction takes some time");
         r.latency_p95_ms = v;
         saw_p95 = true;
+        p95_line = n;
       }
     } else if (std::regex_search(line, m, total_time)) {
       r.total_time_s = number(m[1], file, n);
@@ -189,6 +340,27 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   // A run that completed nothing has no throughput to compare or fit (its error would be infinite).
   if (r.transactions == 0 || !(r.tps > 0))
     throw InputError({file, transactions_line, 0}, "transactions", "the run completed no transaction: nothing to compare or fit");
+  r.transactions_line = transactions_line;
+  // sysbench counts one event per transaction (0.5 and 1.0 alike; every committed log has them
+  // equal): two counts that differ are an edited log, and which one is right cannot be told.
+  if (events_line > 0 && event_count != r.transactions)
+    throw InputError({file, events_line, 0}, "total number of events",
+                     std::to_string(event_count) + " events, but line " + std::to_string(transactions_line) + " counts " +
+                         std::to_string(r.transactions) + " transactions: sysbench counts one event per transaction");
+  // The mean and the percentile lie within the latencies seen. The percentile is sysbench's
+  // histogram bucket (1.0: 1024 buckets spaced 1.8 % apart over 1 us - 100 s), which may lie one
+  // bucket above the exact max; 2 % of it and the printed last digit allow that.
+  if (max_line > 0) {
+    constexpr double kBucket = 0.02, kLastDigit = 0.01;
+    if (r.latency_avg_ms > r.latency_max_ms + kLastDigit)
+      throw InputError({file, avg_line, 0}, "avg", "an average latency of " + format_quantity(r.latency_avg_ms * 1e-3, Dimension::Seconds) +
+                                                       " above the max of " + format_quantity(r.latency_max_ms * 1e-3, Dimension::Seconds) +
+                                                       " (line " + std::to_string(max_line) + ")");
+    if (r.latency_p95_ms > r.latency_max_ms * (1 + kBucket) + kLastDigit)
+      throw InputError({file, p95_line, 0}, "95th percentile", "a 95th percentile of " + format_quantity(r.latency_p95_ms * 1e-3, Dimension::Seconds) +
+                                                                    " above the max of " + format_quantity(r.latency_max_ms * 1e-3, Dimension::Seconds) +
+                                                                    " (line " + std::to_string(max_line) + ")");
+  }
   // The rate sysbench prints is the count over the total time: a log where they disagree was edited
   // or mangled, and which of the two is right cannot be told. 1 % (or the last printed digit) covers
   // the rounding of both (every committed trace agrees within 0.01 %).
@@ -208,7 +380,11 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   return r;
 }
 
-std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters) {
+std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters,
+                                               std::map<std::string, int>* lines) {
+  // The SHOW STATUS values MariaDB and MySQL print with decimals (times and costs); every other
+  // number there is a count, printed whole ("587565.7" or "5.9e5" is an edited figure).
+  static const std::set<std::string> kFractionalStatus{"Busy_time", "Cpu_time", "Last_query_cost", "Query_time", "Slave_heartbeat_period"};
   std::map<std::string, double> values;
   std::map<std::string, int> first_line;  // a name twice is two snapshots mixed: which one would be read?
   std::istringstream in(text);
@@ -222,6 +398,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     std::string name = line.substr(0, tab), value = line.substr(tab + 1);
     if (auto [seen, inserted] = first_line.emplace(name, n); !inserted)
       throw InputError({file, n, 1}, name, "appears twice (first at line " + std::to_string(seen->second) + ")");
+    if (lines) (*lines)[name] = n;
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
     // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
     // SHOW STATUS (`counters`) a value that starts as a number is a counter and must be one: "12abc",
@@ -243,6 +420,8 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     }
     if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || beyond_64_bits)))
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
+    if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) != std::string::npos)
+      throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a whole number: SHOW STATUS prints counters whole");
     if (whole) values[name] = v;
   }
   return values;
@@ -250,6 +429,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
 
 std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file) {
   std::map<std::string, DiskStats> out;
+  std::map<std::string, int> first_line;  // a device twice is two snapshots mixed: which one would be read?
   std::istringstream in(text);
   std::string line;
   int n = 0;
@@ -273,6 +453,8 @@ std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const 
         throw InputError({file, n, 0}, "", "counter " + std::to_string(i - 2) + " of " + fields[2] + " is not a number: '" + fields[i] + "'");
       v.push_back(x);
     }
+    if (auto [seen, inserted] = first_line.emplace(fields[2], n); !inserted)
+      throw InputError({file, n, 0}, fields[2], "device '" + fields[2] + "' appears twice (first at line " + std::to_string(seen->second) + ")");
     DiskStats d;
     d.reads = v[0];
     d.read_sectors = v[2];
@@ -400,17 +582,36 @@ IostatReport IostatLog::run_mean() const {
 
 FioResult parse_fio_json(const std::string& text, const std::string& file) {
   nlohmann::json doc;
+  // The keys of the objects being read, innermost last: JSON allows a key twice, nlohmann keeps the
+  // last value, and the other (a second "mean", "iops") would be dropped without a word.
+  std::vector<std::set<std::string>> open_objects;
+  std::size_t keys_read = 0;
+  const nlohmann::json::parser_callback_t no_key_twice = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::object_start) open_objects.emplace_back();
+    if (event == E::object_end && !open_objects.empty()) open_objects.pop_back();
+    if (event == E::key) {
+      ++keys_read;
+      if (!open_objects.empty() && !open_objects.back().insert(parsed.get<std::string>()).second) {
+        const auto [line, column] = line_column(text, json_key_offset(text, keys_read - 1));
+        throw InputError({file, line, column}, parsed.get<std::string>(),
+                         "key '" + parsed.get<std::string>() + "' appears twice in one object: which value is fio's cannot be told");
+      }
+    }
+    return true;
+  };
   try {
-    doc = nlohmann::json::parse(text);
+    doc = nlohmann::json::parse(text, no_key_twice);
   } catch (const nlohmann::json::parse_error& e) {
     // Where the JSON breaks (a truncated capture ends early): the byte's line and column.
-    const std::size_t at = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    const std::size_t line_start = text.rfind('\n', at == 0 ? 0 : at - 1);
-    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
-    const int column = static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+    const auto [line, column] = line_column(text, e.byte > 0 ? e.byte - 1 : 0);
     throw InputError({file, line, column}, "", text.find_first_not_of(" \t\r\n") == std::string::npos
                                                    ? "not fio JSON output (empty)"
                                                    : "not fio JSON output (the JSON breaks here: truncated, or not JSON)");
+  } catch (const nlohmann::json::exception& e) {
+    // A number too large for a double (1e999): nlohmann names no position, the scan finds it.
+    const auto [line, column] = line_column(text, json_overflowing_number_offset(text));
+    throw InputError({file, line, column}, "", std::string("not fio JSON output (") + e.what() + ")");
   }
   if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array() || doc["jobs"].empty())
     throw InputError({file, 0, 0}, "", "not fio JSON output (no 'jobs')");
@@ -706,6 +907,30 @@ std::optional<DeviceAwait> Trace::device_await(const std::string& device) const 
   return d;
 }
 
+// The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
+// `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
+// sysbench 0.5's oltp.lua with --oltp-read-only=on is the read-only mix.
+SysbenchOptions sysbench_options_for(const Trace& t) {
+  const auto& w = t.meta["workload"];
+  SysbenchOptions o;
+  o.version = t.sysbench.version == "0.5" ? "0.5" : "1.0.20";
+  o.test = w["test"].Scalar();
+  if (o.test == "oltp" && w["read_only"] && w["read_only"].as<bool>()) o.test = "oltp_read_only";
+  o.tables = w["tables"].as<int>();
+  o.table_size = w["table_size"].as<std::uint64_t>();
+  o.range_size = w["range_size"].as<int>();
+  o.rand_type = w["rand_type"].Scalar();
+  if (const auto& m = w["mix"]) {
+    for (auto [key, field] : std::initializer_list<std::pair<const char*, int*>>{
+             {"point_selects", &o.point_selects}, {"simple_ranges", &o.simple_ranges}, {"sum_ranges", &o.sum_ranges},
+             {"order_ranges", &o.order_ranges}, {"distinct_ranges", &o.distinct_ranges},
+             {"index_updates", &o.index_updates}, {"non_index_updates", &o.non_index_updates},
+             {"delete_inserts", &o.delete_inserts}})
+      if (m[key]) *field = m[key].as<int>();
+  }
+  return o;
+}
+
 Trace load_trace(const std::string& dir) {
   Trace t;
   // "traces/x/" names the same trace as "traces/x": the trace's name and set come from the path.
@@ -742,6 +967,7 @@ Trace load_trace(const std::string& dir) {
                      "says " + std::to_string(t.meta["workload"]["threads"].as<int>()) + " threads but sysbench.log:" +
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
+  check_log_against_meta(t, meta, meta_file, log);
   // An optional file that is there holds something: an empty one is a capture cut short, and its
   // comparisons would vanish without a word.
   auto slurp_present = [](const fs::path& p) {
@@ -750,10 +976,14 @@ Trace load_trace(const std::string& dir) {
       throw InputError({p.string(), 1, 1}, "", "the file is empty (a capture cut short?): remove it or capture again");
     return text;
   };
+  std::map<std::string, int> before_lines, after_lines;
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;
-    if (fs::exists(p)) (std::string(which) == "status_before.tsv" ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string(), /*counters=*/true);
+    const bool before = std::string(which) == "status_before.tsv";
+    if (fs::exists(p))
+      (before ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string(), /*counters=*/true, before ? &before_lines : &after_lines);
   }
+  check_status_snapshots(t, before_lines, after_lines, log);
   auto variables = fs::path(dir) / "variables.tsv";
   if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false);
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "workload/sysbench.h"  // SysbenchOptions
+
 namespace poolsim {
 
 struct SysbenchResult {
@@ -22,9 +24,12 @@ struct SysbenchResult {
   double total_time_s = 0;
   int threads = 0;              // "Number of threads: N" (0 when the log does not say)
   int threads_line = 0;         // its line in the log
+  int transactions_line = 0;
+  int read_line = 0, write_line = 0, other_line = 0;  // the per-kind query counts' lines (0: not in the log)
   struct Interval {
     double t_s, tps, p95_ms;
-    int line = 0;  // its line in the log
+    int line = 0;     // its line in the log
+    int threads = 0;  // its thds: / threads: figure
   };
   std::vector<Interval> intervals;
 };
@@ -131,13 +136,19 @@ std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const 
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file);
 // SHOW GLOBAL STATUS / VARIABLES as name TAB value; text values are skipped. With `counters` (the
-// status files), a value that starts as a number must be a finite one a 64-bit counter can hold.
-std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters = true);
+// status files), a value that starts as a number must be a whole one a 64-bit counter can hold (the
+// few SHOW STATUS prints with decimals, times and costs, excepted). `lines`, when given, gets every
+// name's line, text values' too.
+std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters = true,
+                                               std::map<std::string, int>* lines = nullptr);
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
 // `only_commands`: pool only these commands' rows (empty: every command).
 CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file, const std::vector<std::string>& only_commands = {});
 ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::string& file, int connections);
 Trace load_trace(const std::string& dir);
+// The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
+// `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
+SysbenchOptions sysbench_options_for(const Trace& t);
 
 }  // namespace poolsim

@@ -287,6 +287,11 @@ void check_yaml_node(const YAML::Node& node, const std::string& path, YamlWalk& 
     for (const auto& entry : node) {
       const std::string key = entry.first.IsScalar() ? entry.first.Scalar() : std::string();
       const std::string key_path = path.empty() ? key : path + "." + key;
+      // YAML 1.1's merge key (<<: *anchor) is not merged by yaml-cpp: it stays a key named "<<", and
+      // where unknown keys are ignored (trace meta.yaml) its values would be dropped unseen.
+      if (entry.first.IsScalar() && key == "<<")
+        throw InputError({walk.origin_name, entry.first.Mark().line + 1, entry.first.Mark().column + 1}, key_path,
+                         "a YAML merge key ('<<'), which poolsim does not merge: write the keys out");
       if (entry.first.IsScalar()) {
         auto [it, inserted] = first_line.emplace(key, entry.first.Mark().line + 1);
         if (!inserted)
