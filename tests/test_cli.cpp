@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/output.h"
+#include "validation.h"
 #include "test_support.h"
 
 using poolsim::testing::run_cli;
@@ -293,4 +294,62 @@ TEST(Cli, TableComparesThePoolWithLocalUnderAStorageSweep) {
   EXPECT_EQ(threads + " " + tps + " " + p95 + " " + p99, "16 +10.0 -20.0 +0.0");
   // No such sweep, no comparison.
   EXPECT_EQ(poolsim::render({point("local", 8, 1000, 4.0, 5.0)}, poolsim::OutputFormat::Table).find("pool vs local"), std::string::npos);
+}
+
+namespace {
+// A table scenario of the fuzzing pass: sysbench, one thread column, measured TPS.
+const char* kTableScenario =
+    "compute: {count: 1, cores: 2, memory: 4GiB}\n"
+    "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+    "database: {buffer_pool: 64MiB}\n"
+    "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 4}\n"
+    "simulation: {seed: 1, warmup: 200ms, batch: 100ms, min_batches: 5, target_ci: 5%, max_duration: 1s}\n"
+    "validation:\n"
+    "  columns:\n"
+    "    thr: {key: workload.threads}\n"
+    "  measured: {tps: tps}\n";
+}  // namespace
+
+TEST(Cli, AValidateGateOfZeroIsAGate) {
+  // 0 was taken for "no gate": --max-error 0 passed a 5 % error, and a table with no row.
+  const std::string scenario = write_temp("gate0.yaml", kTableScenario);
+  const std::string empty = write_temp("gate0-empty.csv", "thr,tps\n");
+  for (const char* gate : {"--max-error 0", "--max-point-error 0", "--max-p95-error 0", "--max-error -0"}) {
+    auto r = run_cli("validate --scenario " + scenario + " --table " + empty + " " + gate);
+    EXPECT_EQ(r.exit_code, 1) << gate << ": " << r.err;
+    EXPECT_CONTAINS(r.err, "no row has a measured");
+  }
+  EXPECT_EQ(run_cli("validate --scenario " + scenario + " --table " + empty).exit_code, 0);  // no gate given
+  nlohmann::ordered_json doc = {{"summary", {{"median_abs_error_pct", {{"tps", 5.4}}}, {"max_abs_error_pct", {{"tps", 5.4}}}}}};
+  poolsim::ValidationThresholds gate;
+  gate.max_median_tps_error_pct = 0.0;
+  EXPECT_EQ(poolsim::threshold_failures(doc, gate).size(), 1u);
+  doc["summary"]["median_abs_error_pct"]["tps"] = 0.0;
+  EXPECT_TRUE(poolsim::threshold_failures(doc, gate).empty());
+}
+
+TEST(Cli, OutMayNotReplaceAnInputOfTheCommand) {
+  // `run same.yaml --out same.yaml` replaced the scenario with its results, exit 0.
+  const std::string scenario = write_temp("self.yaml", kSmall);
+  auto r = run_cli("run " + scenario + " --out " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "an input of this command");
+  EXPECT_EQ(poolsim::testing::read_file(scenario), kSmall);
+  const std::string link = temp_path("self-link.yaml");  // the same file through a link
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(scenario, link);
+  EXPECT_EQ(run_cli("run " + scenario + " --bounds --out " + link).exit_code, 2);
+  // validate's table, and a file of a trace given to calibrate (checked before any fit).
+  const std::string table_scenario = write_temp("self-table.yaml", kTableScenario);
+  const std::string table = write_temp("self-table.csv", "thr,tps\n");
+  r = run_cli("validate --scenario " + table_scenario + " --table " + table + " --out " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "the table");
+  EXPECT_EQ(poolsim::testing::read_file(table), "thr,tps\n");
+  const std::string trace = temp_path("self-trace");
+  std::filesystem::remove_all(trace);
+  std::filesystem::copy(std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4", trace, std::filesystem::copy_options::recursive);
+  r = run_cli("calibrate " + trace + " -o " + trace + "/meta.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "a file of the trace");
 }

@@ -594,8 +594,9 @@ std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, c
   // The throughput figure: transactions, or business operations where a table measures those.
   const char* throughput = s["median_abs_error_pct"].contains("ops_per_s") ? "ops_per_s" : "tps";
   std::vector<std::string> failures;
-  auto check = [&](double threshold, const char* which, const char* figure, const char* option) {
-    if (threshold <= 0) return;
+  auto check = [&](const std::optional<double>& gate, const char* which, const char* figure, const char* option) {
+    if (!gate) return;
+    const double threshold = *gate;
     // A gate with nothing to compare fails: an empty or fully skipped table must not pass it.
     if (!s[which].contains(figure) || s[which][figure].is_null()) {
       failures.push_back(std::string(option) + ": no row has a measured " + figure + " to compare");
