@@ -14,6 +14,8 @@
 
 #include "sim/output.h"
 #include "validation.h"
+#include "core/input_file.h"
+#include "core/utf8.h"
 #include "test_support.h"
 
 using poolsim::testing::run_cli;
@@ -352,4 +354,83 @@ TEST(Cli, OutMayNotReplaceAnInputOfTheCommand) {
   r = run_cli("calibrate " + trace + " -o " + trace + "/meta.yaml");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "a file of the trace");
+}
+
+TEST(Cli, TextThatIsNotUtf8IsRefusedWhereItIsRead) {
+  // Latin-1 bytes reached nlohmann's dump: "[json.exception.type_error.316] incomplete UTF-8 string",
+  // no file, line or key, exit 3 (a table's cell only after simulating).
+  const std::string scenario = write_temp("latin1.yaml", std::string("name: caf\xE9\n") + kSmall);
+  auto r = run_cli("run " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "latin1.yaml:1:10: byte 0xE9 is not UTF-8");
+  const std::string good = write_temp("utf8.yaml", std::string("name: caf\xC3\xA9\n") + kSmall);
+  EXPECT_EQ(run_cli("run " + good + " --set 'name=caf\xC3\xA9' --format json --jobs 1").exit_code, 0);
+  r = run_cli("run " + good + " --set 'name=caf\xE9'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set: key 'name': byte 0xE9 is not UTF-8");
+  const std::string table_scenario = write_temp("latin1-table.yaml", kTableScenario);
+  const std::string table = write_temp("latin1.csv", "thr,tps,note\n4,800,ok\n8,900,caf\xE9\n");
+  r = run_cli("validate --scenario " + table_scenario + " --table " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "latin1.csv:3:10: byte 0xE9 is not UTF-8");
+  // A trace directory's name is refused before anything is read.
+  const std::string dir = temp_path("caf\xE9");
+  std::filesystem::create_directories(dir);
+  r = run_cli("validate --profile " + std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml '" + dir + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "has a name that is not UTF-8 (byte 0xE9");
+  r = run_cli("calibrate '" + dir + "' -o " + temp_path("latin1-profile.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "has a name that is not UTF-8 (byte 0xE9");
+}
+
+TEST(Cli, AnInputFileIsReadWithinABound) {
+  // `catalogue: [/dev/zero]` read about 2 GB, then std::bad_alloc.
+  const std::string scenario = write_temp("zero-catalogue.yaml", std::string("catalogue: [/dev/zero]\n") + kSmall);
+  auto r = run_cli("run " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "is larger than 16 MiB");
+  const std::string big = temp_path("big.csv");
+  std::filesystem::resize_file(write_temp("big.csv", ""), poolsim::kMaxInputFileBytes + 1);
+  r = run_cli("validate --scenario " + write_temp("big-table.yaml", kTableScenario) + " --table " + big);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "big.csv: '" + big + "' is larger than 16 MiB");
+}
+
+TEST(Cli, AValidationColumnSetsItsKeysAlone) {
+  // Two columns writing one key: the last won, and a row measured at 4 threads was simulated at 64.
+  const std::string head = std::string(kTableScenario).substr(0, std::string(kTableScenario).find("validation:"));
+  const std::string table = write_temp("columns.csv", "thr,thr2,kind,tps,qps\n4,64,A,800,16000\n");
+  auto refused = [&](const std::string& name, const std::string& validation, const std::string& where, const std::string& what) {
+    const std::string scenario = write_temp(name, head + "validation:\n" + validation);
+    auto r = run_cli("validate --scenario " + scenario + " --table " + table);
+    EXPECT_EQ(r.exit_code, 2) << validation;
+    EXPECT_CONTAINS(r.err, name + ":" + where);
+    EXPECT_CONTAINS(r.err, what);
+  };
+  refused("two-keys.yaml", "  columns:\n    thr: {key: workload.threads}\n    thr2: {key: workload.threads}\n  measured: {tps: tps}\n",
+          "9:", "key 'validation.columns.thr2.key': 'workload.threads' is already set by column 'thr'");
+  refused("values-key.yaml",
+          "  columns:\n    thr: {key: workload.threads}\n    kind: {values: {A: {workload.threads: 8}}}\n  measured: {tps: tps}\n",
+          "9:", "'workload.threads' is already set by column 'thr'");
+  refused("key-and-figure.yaml", "  columns:\n    tps: {key: workload.threads}\n  measured: {tps: tps}\n", "8:",
+          "column 'tps' is the measured tps");
+  refused("two-figures.yaml", "  columns:\n    thr: {key: workload.threads}\n  measured: {tps: tps, qps: tps}\n", "9:",
+          "column 'tps' is already the measured tps");
+}
+
+TEST(Cli, AFigureTheWorkloadDoesNotReportIsNamedBeforeSimulating) {
+  // "the simulation reports no 'ops_per_s'", after the simulations, with no file, line or key.
+  const std::string scenario = write_temp("fio-table.yaml", std::string(kSmall) +
+                                                                "validation:\n  columns:\n    qd: {key: workload.fio.iodepth}\n"
+                                                                "  measured: {ops_per_s: iops}\n");
+  const std::string table = write_temp("fio-table.csv", "qd,iops\n1,10000\n");
+  auto r = run_cli("validate --scenario " + scenario + " --table " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "fio-table.yaml:8:14: key 'validation.measured.ops_per_s': a fio workload (table line 2) reports no ops_per_s");
+  const std::string sysbench = write_temp("sysbench-ops.yaml", std::string(kTableScenario).replace(
+                                                                  std::string(kTableScenario).find("{tps: tps}"), 10, "{ops_per_s: tps}"));
+  r = run_cli("validate --scenario " + sysbench + " --table " + write_temp("sysbench-ops.csv", "thr,tps\n4,800\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "reports no ops_per_s (it reports tps, qps, mean_ms, p95_ms, p99_ms)");
 }

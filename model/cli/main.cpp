@@ -22,6 +22,7 @@
 #include "flush_fit.h"
 #include "validation.h"
 #include "core/errors.h"
+#include "core/utf8.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
@@ -42,6 +43,22 @@ struct Input {
   bool directory = false;
 };
 
+// A trace's directory name becomes its row's label in the JSON output and part of its device's name
+// in the scenario built for it (a scenario file's name, its name when it gives none): a name that is
+// not UTF-8 is refused before anything is read, rather than replaced (two names could become one
+// device) or left to fail in the JSON dump after the simulations.
+void require_utf8_names(const std::vector<std::string>& paths, const std::string& what) {
+  for (const auto& path : paths) {
+    const auto bad = poolsim::invalid_utf8_at(path);
+    if (bad == std::string::npos) continue;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(path[bad]));
+    throw poolsim::InputError({what, 0, 0}, "",
+                              "'" + path.substr(0, bad) + "...' has a name that is not UTF-8 (byte " + byte + " at byte " +
+                                  std::to_string(bad + 1) + "): rename it");
+  }
+}
+
 // The output is written after the inputs are read, whole, by rename: naming an input (itself, through
 // a link, or a file of a trace directory) would replace it without a word. Refused before any work.
 void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<Input>& inputs) {
@@ -55,7 +72,7 @@ void refuse_output_over_inputs(const std::string& out, const std::string& option
       for (auto dir = target.parent_path(); !same && dir != dir.root_path(); dir = dir.parent_path())
         same = std::filesystem::equivalent(dir, input.path, ec) && !ec;
     if (same)
-      throw poolsim::InputError({option + " " + out, 0, 0}, option,
+      throw poolsim::InputError({option, 0, 0}, "",
                                 "'" + out + "' is " + (input.directory ? "a file of " : "") + input.what + " '" + input.path +
                                     "', an input of this command: writing it would replace it");
   }
@@ -63,12 +80,16 @@ void refuse_output_over_inputs(const std::string& out, const std::string& option
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
                  const std::string& out_path, int jobs, bool bounds_only = false) {
+  require_utf8_names({file}, "run");
   refuse_output_over_inputs(out_path, "--out", {{"the scenario", file}});
   std::vector<poolsim::Override> overrides;
   // A key typed twice on the command line: the last would win, and the first be ignored without a
   // word (the library applies overrides in order, which the Python sweeps rely on).
   std::set<std::string> keys;
   for (const auto& s : sets) {
+    // Its value reaches the JSON output, which must be UTF-8.
+    const std::string path = s.substr(0, s.find('='));
+    poolsim::require_utf8(s, "--set", poolsim::invalid_utf8_at(path) == std::string::npos ? path : "", 0);
     overrides.push_back(poolsim::parse_override(s));
     if (!keys.insert(overrides.back().path).second)
       throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");
@@ -108,6 +129,7 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
 
 int plan_command(const std::string& file, const poolsim::PlanOptions& options, const std::string& format,
                  const std::string& out_path) {
+  require_utf8_names({file}, "plan");
   auto plan = poolsim::load_plan(file);
   refuse_output_over_inputs(out_path, "--out", {{"the plan", file}, {"the plan's scenario", plan.scenario_file}});
   auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
@@ -135,6 +157,8 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   for (const auto& d : dirs)
     if (!seen.insert(std::filesystem::weakly_canonical(d).string()).second)
       throw poolsim::InputError({d, 0, 0}, "traces", "the trace is given twice: it would count twice in the fit");
+  require_utf8_names(dirs, "traces");
+  require_utf8_names(background_dirs, "--background");
   std::vector<Input> inputs;
   for (const auto& d : dirs) inputs.push_back({"the trace", d, true});
   for (const auto& d : background_dirs) inputs.push_back({"the background trace", d, true});
@@ -161,6 +185,8 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
   if (!options.profile.empty()) inputs.push_back({"the profile's device catalogue", poolsim::devices_file_for(options.profile)});
   for (const auto& d : dirs) inputs.push_back({"the trace", d, true});
   refuse_output_over_inputs(out_path, "--out", inputs);
+  require_utf8_names(dirs, "traces");
+  require_utf8_names({scenario, table, options.profile}, "validate");
   auto doc = table.empty() ? poolsim::validate_traces(dirs, options) : poolsim::validate_table(scenario, table, options);
   poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_validation_table(doc));
   const auto failures = poolsim::threshold_failures(doc, thresholds);
@@ -188,7 +214,7 @@ int main(int argc, char** argv) {
   int jobs = default_jobs;
   auto* run = app.add_subcommand("run", "Run a scenario (and its sweep) and print one row per point");
   run->add_option("file", file, "Scenario YAML")->required()->check(CLI::ExistingFile);
-  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable)")->take_all();
+  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable; UTF-8)")->take_all();
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout; not the scenario itself");
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
@@ -250,7 +276,7 @@ int main(int argc, char** argv) {
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
   auto* scenario_opt = validate->add_option("--scenario", validate_scenario, "Scenario whose `validation:` section maps the table")
                            ->check(CLI::ExistingFile);
-  auto* table_opt = validate->add_option("--table", validate_table, "Published table (CSV): scenario keys plus measured figures")
+  auto* table_opt = validate->add_option("--table", validate_table, "Published table (CSV, UTF-8, at most 16 MiB): scenario keys plus measured figures (each key set by one column, each figure from its own column)")
                         ->check(CLI::ExistingFile);
   scenario_opt->needs(table_opt);
   table_opt->needs(scenario_opt);
