@@ -13,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/output.h"
+#include "validation.h"
+#include "core/input_file.h"
+#include "core/utf8.h"
 #include "test_support.h"
 
 using poolsim::testing::run_cli;
@@ -293,4 +296,141 @@ TEST(Cli, TableComparesThePoolWithLocalUnderAStorageSweep) {
   EXPECT_EQ(threads + " " + tps + " " + p95 + " " + p99, "16 +10.0 -20.0 +0.0");
   // No such sweep, no comparison.
   EXPECT_EQ(poolsim::render({point("local", 8, 1000, 4.0, 5.0)}, poolsim::OutputFormat::Table).find("pool vs local"), std::string::npos);
+}
+
+namespace {
+// A table scenario of the fuzzing pass: sysbench, one thread column, measured TPS.
+const char* kTableScenario =
+    "compute: {count: 1, cores: 2, memory: 4GiB}\n"
+    "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+    "database: {buffer_pool: 64MiB}\n"
+    "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 4}\n"
+    "simulation: {seed: 1, warmup: 200ms, batch: 100ms, min_batches: 5, target_ci: 5%, max_duration: 1s}\n"
+    "validation:\n"
+    "  columns:\n"
+    "    thr: {key: workload.threads}\n"
+    "  measured: {tps: tps}\n";
+}  // namespace
+
+TEST(Cli, AValidateGateOfZeroIsAGate) {
+  // 0 was taken for "no gate": --max-error 0 passed a 5 % error, and a table with no row.
+  const std::string scenario = write_temp("gate0.yaml", kTableScenario);
+  const std::string empty = write_temp("gate0-empty.csv", "thr,tps\n");
+  for (const char* gate : {"--max-error 0", "--max-point-error 0", "--max-p95-error 0", "--max-error -0"}) {
+    auto r = run_cli("validate --scenario " + scenario + " --table " + empty + " " + gate);
+    EXPECT_EQ(r.exit_code, 1) << gate << ": " << r.err;
+    EXPECT_CONTAINS(r.err, "no row has a measured");
+  }
+  EXPECT_EQ(run_cli("validate --scenario " + scenario + " --table " + empty).exit_code, 0);  // no gate given
+  nlohmann::ordered_json doc = {{"summary", {{"median_abs_error_pct", {{"tps", 5.4}}}, {"max_abs_error_pct", {{"tps", 5.4}}}}}};
+  poolsim::ValidationThresholds gate;
+  gate.max_median_tps_error_pct = 0.0;
+  EXPECT_EQ(poolsim::threshold_failures(doc, gate).size(), 1u);
+  doc["summary"]["median_abs_error_pct"]["tps"] = 0.0;
+  EXPECT_TRUE(poolsim::threshold_failures(doc, gate).empty());
+}
+
+TEST(Cli, OutMayNotReplaceAnInputOfTheCommand) {
+  // `run same.yaml --out same.yaml` replaced the scenario with its results, exit 0.
+  const std::string scenario = write_temp("self.yaml", kSmall);
+  auto r = run_cli("run " + scenario + " --out " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "an input of this command");
+  EXPECT_EQ(poolsim::testing::read_file(scenario), kSmall);
+  const std::string link = temp_path("self-link.yaml");  // the same file through a link
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(scenario, link);
+  EXPECT_EQ(run_cli("run " + scenario + " --bounds --out " + link).exit_code, 2);
+  // validate's table, and a file of a trace given to calibrate (checked before any fit).
+  const std::string table_scenario = write_temp("self-table.yaml", kTableScenario);
+  const std::string table = write_temp("self-table.csv", "thr,tps\n");
+  r = run_cli("validate --scenario " + table_scenario + " --table " + table + " --out " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "the table");
+  EXPECT_EQ(poolsim::testing::read_file(table), "thr,tps\n");
+  const std::string trace = temp_path("self-trace");
+  std::filesystem::remove_all(trace);
+  std::filesystem::copy(std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4", trace, std::filesystem::copy_options::recursive);
+  r = run_cli("calibrate " + trace + " -o " + trace + "/meta.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "a file of the trace");
+}
+
+TEST(Cli, TextThatIsNotUtf8IsRefusedWhereItIsRead) {
+  // Latin-1 bytes reached nlohmann's dump: "[json.exception.type_error.316] incomplete UTF-8 string",
+  // no file, line or key, exit 3 (a table's cell only after simulating).
+  const std::string scenario = write_temp("latin1.yaml", std::string("name: caf\xE9\n") + kSmall);
+  auto r = run_cli("run " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "latin1.yaml:1:10: byte 0xE9 is not UTF-8");
+  const std::string good = write_temp("utf8.yaml", std::string("name: caf\xC3\xA9\n") + kSmall);
+  EXPECT_EQ(run_cli("run " + good + " --set 'name=caf\xC3\xA9' --format json --jobs 1").exit_code, 0);
+  r = run_cli("run " + good + " --set 'name=caf\xE9'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set: key 'name': byte 0xE9 is not UTF-8");
+  const std::string table_scenario = write_temp("latin1-table.yaml", kTableScenario);
+  const std::string table = write_temp("latin1.csv", "thr,tps,note\n4,800,ok\n8,900,caf\xE9\n");
+  r = run_cli("validate --scenario " + table_scenario + " --table " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "latin1.csv:3:10: byte 0xE9 is not UTF-8");
+  // A trace directory's name is refused before anything is read.
+  const std::string dir = temp_path("caf\xE9");
+  std::filesystem::create_directories(dir);
+  r = run_cli("validate --profile " + std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml '" + dir + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "has a name that is not UTF-8 (byte 0xE9");
+  r = run_cli("calibrate '" + dir + "' -o " + temp_path("latin1-profile.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "has a name that is not UTF-8 (byte 0xE9");
+}
+
+TEST(Cli, AnInputFileIsReadWithinABound) {
+  // `catalogue: [/dev/zero]` read about 2 GB, then std::bad_alloc.
+  const std::string scenario = write_temp("zero-catalogue.yaml", std::string("catalogue: [/dev/zero]\n") + kSmall);
+  auto r = run_cli("run " + scenario);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "is larger than 16 MiB");
+  const std::string big = temp_path("big.csv");
+  std::filesystem::resize_file(write_temp("big.csv", ""), poolsim::kMaxInputFileBytes + 1);
+  r = run_cli("validate --scenario " + write_temp("big-table.yaml", kTableScenario) + " --table " + big);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "big.csv: '" + big + "' is larger than 16 MiB");
+}
+
+TEST(Cli, AValidationColumnSetsItsKeysAlone) {
+  // Two columns writing one key: the last won, and a row measured at 4 threads was simulated at 64.
+  const std::string head = std::string(kTableScenario).substr(0, std::string(kTableScenario).find("validation:"));
+  const std::string table = write_temp("columns.csv", "thr,thr2,kind,tps,qps\n4,64,A,800,16000\n");
+  auto refused = [&](const std::string& name, const std::string& validation, const std::string& where, const std::string& what) {
+    const std::string scenario = write_temp(name, head + "validation:\n" + validation);
+    auto r = run_cli("validate --scenario " + scenario + " --table " + table);
+    EXPECT_EQ(r.exit_code, 2) << validation;
+    EXPECT_CONTAINS(r.err, name + ":" + where);
+    EXPECT_CONTAINS(r.err, what);
+  };
+  refused("two-keys.yaml", "  columns:\n    thr: {key: workload.threads}\n    thr2: {key: workload.threads}\n  measured: {tps: tps}\n",
+          "9:", "key 'validation.columns.thr2.key': 'workload.threads' is already set by column 'thr'");
+  refused("values-key.yaml",
+          "  columns:\n    thr: {key: workload.threads}\n    kind: {values: {A: {workload.threads: 8}}}\n  measured: {tps: tps}\n",
+          "9:", "'workload.threads' is already set by column 'thr'");
+  refused("key-and-figure.yaml", "  columns:\n    tps: {key: workload.threads}\n  measured: {tps: tps}\n", "8:",
+          "column 'tps' is the measured tps");
+  refused("two-figures.yaml", "  columns:\n    thr: {key: workload.threads}\n  measured: {tps: tps, qps: tps}\n", "9:",
+          "column 'tps' is already the measured tps");
+}
+
+TEST(Cli, AFigureTheWorkloadDoesNotReportIsNamedBeforeSimulating) {
+  // "the simulation reports no 'ops_per_s'", after the simulations, with no file, line or key.
+  const std::string scenario = write_temp("fio-table.yaml", std::string(kSmall) +
+                                                                "validation:\n  columns:\n    qd: {key: workload.fio.iodepth}\n"
+                                                                "  measured: {ops_per_s: iops}\n");
+  const std::string table = write_temp("fio-table.csv", "qd,iops\n1,10000\n");
+  auto r = run_cli("validate --scenario " + scenario + " --table " + table);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "fio-table.yaml:8:14: key 'validation.measured.ops_per_s': a fio workload (table line 2) reports no ops_per_s");
+  const std::string sysbench = write_temp("sysbench-ops.yaml", std::string(kTableScenario).replace(
+                                                                  std::string(kTableScenario).find("{tps: tps}"), 10, "{ops_per_s: tps}"));
+  r = run_cli("validate --scenario " + sysbench + " --table " + write_temp("sysbench-ops.csv", "thr,tps\n4,800\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "reports no ops_per_s (it reports tps, qps, mean_ms, p95_ms, p99_ms)");
 }

@@ -231,3 +231,11 @@ TEST(Bottleneck, NamesTheBusiestResourceAnSsdsWriteDrainIncluded) {
   result["devices"][0]["write_drain_utilisation"] = 0.1;
   EXPECT_EQ(poolsim::bottleneck(result)["kind"], "compute CPU");
 }
+
+TEST(Plan, AThreadCountTheScenarioRefusesNamesTheTargetsLine) {
+  // It named `--set workload.threads=100000000`, which the user never typed.
+  const std::string error = load_error(plan_text("{tps: 500/s,\n  threads: 100000000}"));
+  EXPECT_NE(error.find("plan.yaml:3:"), std::string::npos) << error;
+  EXPECT_NE(error.find("key 'target.threads'"), std::string::npos) << error;
+  EXPECT_EQ(error.find("--set"), std::string::npos) << error;
+}

@@ -3,6 +3,7 @@
 #include "core/huge_pages.h"
 #include "core/position_ring.h"
 #include "core/units.h"
+#include "core/utf8.h"
 
 #include <cstdint>
 #include <deque>
@@ -103,4 +104,25 @@ TEST(PositionRing, PositionsSurviveGrowthAndWrapAndMatchADeque) {
   }
   EXPECT_GT(ring.capacity(), 1024u);  // it grew
   EXPECT_GT(ring.begin(), 0xff000000u);  // and its positions wrapped past 0
+}
+
+TEST(Utf8, FindsTheFirstByteThatIsNotWellFormed) {
+  using poolsim::invalid_utf8_at;
+  constexpr auto kNone = std::string_view::npos;
+  EXPECT_EQ(invalid_utf8_at("plain ascii"), kNone);
+  EXPECT_EQ(invalid_utf8_at("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"), kNone);  // é, €, an emoji
+  EXPECT_EQ(invalid_utf8_at("caf\xE9"), 3u);                                        // Latin-1
+  EXPECT_EQ(invalid_utf8_at("ab\xC3"), 2u);                                         // cut short
+  EXPECT_EQ(invalid_utf8_at("\xC0\xAF"), 0u);                                       // overlong '/'
+  EXPECT_EQ(invalid_utf8_at("x\xED\xA0\x80"), 1u);                                  // a surrogate
+  EXPECT_EQ(invalid_utf8_at("\xF4\x90\x80\x80"), 0u);                               // past U+10FFFF
+  EXPECT_EQ(invalid_utf8_at("\xE2\x82"), 0u);
+  EXPECT_THROW(poolsim::require_utf8("a: 1\nb: \xE9\n", "f.yaml"), poolsim::InputError);
+  try {
+    poolsim::require_utf8("a: 1\nb: \xC3\xA9\xE9\n", "f.yaml");
+    ADD_FAILURE() << "not refused";
+  } catch (const poolsim::InputError& e) {
+    EXPECT_EQ(e.where().line, 2);
+    EXPECT_EQ(e.where().column, 5);  // é is one character
+  }
 }

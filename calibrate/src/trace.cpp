@@ -19,7 +19,7 @@
 
 #include "core/errors.h"
 #include "core/units.h"  // format_quantity
-#include "scenario/scenario.h"  // parse_yaml
+#include "scenario/scenario.h"  // parse_yaml, is_server_version
 #include "scenario/schema.h"
 
 namespace poolsim {
@@ -953,8 +953,7 @@ Trace load_trace(const std::string& dir) {
   t.meta = with_defaults(meta, meta_schema());
   // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
   // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.
-  static const std::regex kVersion(R"(^\d+\.\d+(\.\d+)?([-+~].*)?$)");
-  if (!std::regex_match(t.meta["engine"]["version"].Scalar(), kVersion))
+  if (!is_server_version(t.meta["engine"]["version"].Scalar()))
     throw InputError(Origin{meta_file, {}}.locate("engine.version", meta["engine"]["version"]), "engine.version",
                      "'" + t.meta["engine"]["version"].Scalar() + "' is not a server version (MAJOR.MINOR[.PATCH], e.g. \"10.11.19\")");
   std::string log = (fs::path(dir) / "sysbench.log").string();

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -14,6 +15,8 @@
 
 #include "calibration.h"
 #include "core/errors.h"
+#include "core/input_file.h"
+#include "core/utf8.h"
 #include "core/temp_directory.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
@@ -50,6 +53,20 @@ const Figure* find_figure(const std::string& name) {
   for (const auto& f : kFigures)
     if (name == f.name) return &f;
   return nullptr;
+}
+
+// The figures a point of this workload kind reports (simulation.cpp: a database reports tps and qps,
+// an NDB cluster business operations, fio iops and latency_us, which no table figure is).
+std::vector<std::string> figures_reported(const std::string& kind) {
+  if (kind == "sysbench") return {"tps", "qps", "mean_ms", "p95_ms", "p99_ms"};
+  if (kind == "ndb") return {"ops_per_s", "mean_ms", "p95_ms", "p99_ms"};
+  return {};
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
 }
 
 std::vector<std::string> figure_names() {
@@ -143,13 +160,11 @@ struct CsvTable {
 };
 
 CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot read the table");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  std::string text = buffer.str();
+  std::string text = read_input_text(path, {path, 0, 0}, "");
   // A spreadsheet's UTF-8 byte order mark would become part of the first column's name.
   if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);
+  // Cells reach the JSON output (`columns`), which must be UTF-8: refused here, before simulating.
+  require_utf8(text, path);
   CsvTable table;
   std::vector<std::string> record;
   std::string field;
@@ -417,6 +432,8 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     return static_cast<size_t>(it - table.header.begin());
   };
   std::vector<std::pair<std::string, size_t>> measured;  // figure -> column
+  std::map<std::string, SourceLocation> measured_where;   // figure -> its `measured` entry
+  std::map<std::string, std::string> measured_by_column;  // column -> the figure it is
   for (auto it = mapping["measured"].begin(); it != mapping["measured"].end(); ++it) {
     std::string figure = it->first.Scalar(), key = "validation.measured." + figure;
     if (!find_figure(figure)) {
@@ -425,7 +442,13 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
                        "unknown figure; expected one of tps, qps, mean_ms, p95_ms, p99_ms, ops_per_s" +
                            (s.empty() ? std::string() : " (did you mean '" + s + "'?)"));
     }
+    // One measurement standing for two figures (tps and qps from one column) is a mapping mistake.
+    auto [other, fresh] = measured_by_column.emplace(it->second.Scalar(), figure);
+    if (!fresh)
+      throw InputError(origin.locate(key, it->second), key,
+                       "column '" + it->second.Scalar() + "' is already the measured " + other->second);
     measured.emplace_back(figure, column_index(it->second.Scalar(), it->second, key));
+    measured_where[figure] = origin.locate(key, it->first);
   }
   struct ColumnRule {
     std::string column, key;
@@ -433,6 +456,14 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     YAML::Node values;
   };
   std::vector<ColumnRule> rules;
+  // Each scenario key is set by one column only: with two, the last would win and the row be
+  // simulated at a value it was not measured at (as plans refuse a key two options set).
+  std::map<std::string, std::string> key_owner;  // scenario key -> the column that sets it
+  auto claim = [&](const std::string& scenario_key, const std::string& column, const YAML::Node& where, const std::string& at) {
+    auto [owner, fresh] = key_owner.emplace(scenario_key, column);
+    if (!fresh && owner->second != column)
+      throw InputError(origin.locate(at, where), at, "'" + scenario_key + "' is already set by column '" + owner->second + "'");
+  };
   if (mapping["columns"])
     for (auto it = mapping["columns"].begin(); it != mapping["columns"].end(); ++it) {
       std::string column = it->first.Scalar(), key = "validation.columns." + column;
@@ -440,17 +471,25 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
                       column_index(column, it->first, key), it->second["values"]};
       if (rule.key.empty() == !rule.values)
         throw InputError(origin.locate(key, it->second), key, "give a column either `key` or `values`, not both or neither");
+      if (measured_by_column.count(column))
+        throw InputError(origin.locate(key, it->first), key,
+                         "column '" + column + "' is the measured " + measured_by_column[column] + ": it cannot also set the scenario");
       std::string suggestion;
       auto check_key = [&](const std::string& path, const YAML::Node& where, const std::string& at) {
         if (!schema::find(scenario_schema(), path, &suggestion) || path.rfind("sweep", 0) == 0 || path.rfind("validation", 0) == 0)
           throw InputError(origin.locate(at, where), at,
                            "'" + path + "' is not a scenario key" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
       };
-      if (!rule.key.empty()) check_key(rule.key, it->second["key"], key + ".key");
+      if (!rule.key.empty()) {
+        check_key(rule.key, it->second["key"], key + ".key");
+        claim(rule.key, column, it->second["key"], key + ".key");
+      }
       if (rule.values)
         for (auto v = rule.values.begin(); v != rule.values.end(); ++v)
-          for (auto k = v->second.begin(); k != v->second.end(); ++k)
+          for (auto k = v->second.begin(); k != v->second.end(); ++k) {
             check_key(k->first.Scalar(), k->first, key + ".values." + v->first.Scalar());
+            claim(k->first.Scalar(), column, k->first, key + ".values." + v->first.Scalar() + "." + k->first.Scalar());
+          }
       rules.push_back(rule);
     }
   // One point per row: the row's mapped columns become overrides of the file's point.
@@ -504,6 +543,15 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       if (e.where().file.rfind("--set ", 0) != 0) throw;
       throw InputError({table_csv, table.lines[r], 0}, e.key(), e.detail());
     }
+    // A figure the point's workload does not report would fail after every simulation, naming nothing.
+    const auto reported = figures_reported(loaded.front().workload.kind);
+    for (auto it = row["measured"].begin(); it != row["measured"].end(); ++it)
+      if (std::find(reported.begin(), reported.end(), it.key()) == reported.end())
+        throw InputError(measured_where[it.key()], "validation.measured." + it.key(),
+                         "a " + loaded.front().workload.kind + " workload (table line " + std::to_string(table.lines[r]) +
+                             ") reports no " + it.key() +
+                             (reported.empty() ? std::string(" (it reports no figure a table can measure)")
+                                               : " (it reports " + joined(reported) + ")"));
     if (options.duration_s > 0)
       loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
     points.push_back(std::move(loaded.front()));
@@ -594,8 +642,9 @@ std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, c
   // The throughput figure: transactions, or business operations where a table measures those.
   const char* throughput = s["median_abs_error_pct"].contains("ops_per_s") ? "ops_per_s" : "tps";
   std::vector<std::string> failures;
-  auto check = [&](double threshold, const char* which, const char* figure, const char* option) {
-    if (threshold <= 0) return;
+  auto check = [&](const std::optional<double>& gate, const char* which, const char* figure, const char* option) {
+    if (!gate) return;
+    const double threshold = *gate;
     // A gate with nothing to compare fails: an empty or fully skipped table must not pass it.
     if (!s[which].contains(figure) || s[which][figure].is_null()) {
       failures.push_back(std::string(option) + ": no row has a measured " + figure + " to compare");

@@ -3,6 +3,7 @@
 // scenario's `validation:` section maps to its own keys and figures).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,10 +40,11 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
 // A fixed-width table of the rows and the summary, for the terminal.
 std::string render_validation_table(const nlohmann::ordered_json& doc);
 
+// A gate that is not given is not checked; 0 is a gate like any other (only a perfect match passes).
 struct ValidationThresholds {
-  double max_median_tps_error_pct = 0;  // 0: no check
-  double max_point_tps_error_pct = 0;
-  double max_median_p95_error_pct = 0;
+  std::optional<double> max_median_tps_error_pct;
+  std::optional<double> max_point_tps_error_pct;
+  std::optional<double> max_median_p95_error_pct;
 };
 // Each threshold that is set and exceeded, or that has no figure to compare (no row compared), as a line.
 std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, const ValidationThresholds& thresholds);

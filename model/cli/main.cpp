@@ -22,6 +22,7 @@
 #include "flush_fit.h"
 #include "validation.h"
 #include "core/errors.h"
+#include "core/utf8.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
@@ -34,13 +35,61 @@ constexpr int kExitSimulationFailed = 3;
 
 const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 
+// An input of the command that an output could replace: a file, or a directory whose files are all
+// inputs (a trace).
+struct Input {
+  std::string what;  // "the scenario", "the trace" ...
+  std::string path;
+  bool directory = false;
+};
+
+// A trace's directory name becomes its row's label in the JSON output and part of its device's name
+// in the scenario built for it (a scenario file's name, its name when it gives none): a name that is
+// not UTF-8 is refused before anything is read, rather than replaced (two names could become one
+// device) or left to fail in the JSON dump after the simulations.
+void require_utf8_names(const std::vector<std::string>& paths, const std::string& what) {
+  for (const auto& path : paths) {
+    const auto bad = poolsim::invalid_utf8_at(path);
+    if (bad == std::string::npos) continue;
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(path[bad]));
+    throw poolsim::InputError({what, 0, 0}, "",
+                              "'" + path.substr(0, bad) + "...' has a name that is not UTF-8 (byte " + byte + " at byte " +
+                                  std::to_string(bad + 1) + "): rename it");
+  }
+}
+
+// The output is written after the inputs are read, whole, by rename: naming an input (itself, through
+// a link, or a file of a trace directory) would replace it without a word. Refused before any work.
+void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<Input>& inputs) {
+  if (out.empty() || out == "-") return;
+  std::error_code ec;
+  const auto target = std::filesystem::canonical(out, ec);
+  if (ec) return;  // not there yet: it cannot be an input
+  for (const auto& input : inputs) {
+    bool same = std::filesystem::equivalent(target, input.path, ec) && !ec;
+    if (input.directory)
+      for (auto dir = target.parent_path(); !same && dir != dir.root_path(); dir = dir.parent_path())
+        same = std::filesystem::equivalent(dir, input.path, ec) && !ec;
+    if (same)
+      throw poolsim::InputError({option, 0, 0}, "",
+                                "'" + out + "' is " + (input.directory ? "a file of " : "") + input.what + " '" + input.path +
+                                    "', an input of this command: writing it would replace it");
+  }
+}
+
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
                  const std::string& out_path, int jobs, bool bounds_only = false) {
+  require_utf8_names({file}, "run");
+  refuse_output_over_inputs(out_path, "--out", {{"the scenario", file}});
   std::vector<poolsim::Override> overrides;
   // A key typed twice on the command line: the last would win, and the first be ignored without a
   // word (the library applies overrides in order, which the Python sweeps rely on).
   std::set<std::string> keys;
   for (const auto& s : sets) {
+    // Its value reaches the JSON output, which must be UTF-8.
+    const std::string path = s.substr(0, s.find('='));
+    poolsim::require_utf8(s, "--set", poolsim::invalid_utf8_at(path) == std::string::npos ? path : "", 0);
     overrides.push_back(poolsim::parse_override(s));
     if (!keys.insert(overrides.back().path).second)
       throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");
@@ -80,7 +129,9 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
 
 int plan_command(const std::string& file, const poolsim::PlanOptions& options, const std::string& format,
                  const std::string& out_path) {
+  require_utf8_names({file}, "plan");
   auto plan = poolsim::load_plan(file);
+  refuse_output_over_inputs(out_path, "--out", {{"the plan", file}, {"the plan's scenario", plan.scenario_file}});
   auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
   bool show_progress = isatty(2);
   size_t done_before = 0;
@@ -106,6 +157,13 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
   for (const auto& d : dirs)
     if (!seen.insert(std::filesystem::weakly_canonical(d).string()).second)
       throw poolsim::InputError({d, 0, 0}, "traces", "the trace is given twice: it would count twice in the fit");
+  require_utf8_names(dirs, "traces");
+  require_utf8_names(background_dirs, "--background");
+  std::vector<Input> inputs;
+  for (const auto& d : dirs) inputs.push_back({"the trace", d, true});
+  for (const auto& d : background_dirs) inputs.push_back({"the background trace", d, true});
+  refuse_output_over_inputs(out, "-o", inputs);
+  refuse_output_over_inputs(poolsim::devices_file_for(out), "-o", inputs);
   for (const auto& d : dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
   std::string profile_name = name.empty() ? std::filesystem::path(out).stem().string() : name;
@@ -122,6 +180,13 @@ int calibrate_command(const std::vector<std::string>& dirs, const std::string& o
 int validate_command(const poolsim::ValidationOptions& options, const std::vector<std::string>& dirs,
                      const std::string& scenario, const std::string& table, const poolsim::ValidationThresholds& thresholds,
                      const std::string& format, const std::string& out_path) {
+  std::vector<Input> inputs = {{"the profile", options.profile}, {"the device catalogue", options.devices},
+                               {"the scenario", scenario}, {"the table", table}};
+  if (!options.profile.empty()) inputs.push_back({"the profile's device catalogue", poolsim::devices_file_for(options.profile)});
+  for (const auto& d : dirs) inputs.push_back({"the trace", d, true});
+  refuse_output_over_inputs(out_path, "--out", inputs);
+  require_utf8_names(dirs, "traces");
+  require_utf8_names({scenario, table, options.profile}, "validate");
   auto doc = table.empty() ? poolsim::validate_traces(dirs, options) : poolsim::validate_table(scenario, table, options);
   poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_validation_table(doc));
   const auto failures = poolsim::threshold_failures(doc, thresholds);
@@ -149,9 +214,9 @@ int main(int argc, char** argv) {
   int jobs = default_jobs;
   auto* run = app.add_subcommand("run", "Run a scenario (and its sweep) and print one row per point");
   run->add_option("file", file, "Scenario YAML")->required()->check(CLI::ExistingFile);
-  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable)")->take_all();
+  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable; UTF-8)")->take_all();
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
-  run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout");
+  run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout; not the scenario itself");
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
   bool run_bounds = false;
   run->add_flag("--bounds", run_bounds, "Print each point's analytic TPS bound per resource (poolsim plan's) instead of simulating");
@@ -163,7 +228,7 @@ int main(int argc, char** argv) {
   auto* plan = app.add_subcommand("plan", "Find the cheapest configurations that meet a target (and the cost/TPS Pareto front)");
   plan->add_option("file", plan_file, "Plan YAML (scenarios/plans/README.md)")->required()->check(CLI::ExistingFile);
   plan->add_option("--format", plan_format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout");
+  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout; not the plan or its scenario");
   plan->add_option("--jobs", plan_options.jobs, "Configurations simulated in parallel")->check(CLI::Range(1, 1024));
   plan->add_option("--top", plan_options.top, "How many of the cheapest configurations that meet the target to report")
       ->check(CLI::Range(1, 1000));
@@ -183,7 +248,7 @@ int main(int argc, char** argv) {
   std::string profile_out, profile_name;
   auto* calibrate = app.add_subcommand("calibrate", "Fit a server profile (and device models) to measured traces");
   calibrate->add_option("traces", trace_dirs, "Trace directories")->required()->check(CLI::ExistingDirectory);
-  calibrate->add_option("-o,--output", profile_out, "Profile YAML to write (devices go to <stem>-devices.yaml)")->required();
+  calibrate->add_option("-o,--output", profile_out, "Profile YAML to write (devices go to <stem>-devices.yaml); neither may be a file of a trace")->required();
   calibrate->add_option("--name", profile_name, "Profile name (default: the output file's stem)");
   std::vector<std::string> background_dirs;
   calibrate->add_option("--background", background_dirs,
@@ -211,19 +276,21 @@ int main(int argc, char** argv) {
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
   auto* scenario_opt = validate->add_option("--scenario", validate_scenario, "Scenario whose `validation:` section maps the table")
                            ->check(CLI::ExistingFile);
-  auto* table_opt = validate->add_option("--table", validate_table, "Published table (CSV): scenario keys plus measured figures")
+  auto* table_opt = validate->add_option("--table", validate_table, "Published table (CSV, UTF-8, at most 16 MiB): scenario keys plus measured figures (each key set by one column, each figure from its own column)")
                         ->check(CLI::ExistingFile);
   scenario_opt->needs(table_opt);
   table_opt->needs(scenario_opt);
   dirs_opt->excludes(table_opt);
-  validate->add_option("--max-error", thresholds.max_median_tps_error_pct, "Exit 1 when the median |TPS error| exceeds this percentage")
+  // Each gate is kept only when given: 0 is a real threshold, not "off".
+  double max_error = 0, max_point_error = 0, max_p95_error = 0;
+  auto* max_error_opt = validate->add_option("--max-error", max_error, "Exit 1 when the median |TPS error| exceeds this percentage (0: any error fails; no row to compare fails)")
       ->check(kFiniteNonNegative);
-  validate->add_option("--max-point-error", thresholds.max_point_tps_error_pct, "Exit 1 when any |TPS error| exceeds this percentage")
+  auto* max_point_error_opt = validate->add_option("--max-point-error", max_point_error, "Exit 1 when any |TPS error| exceeds this percentage")
       ->check(kFiniteNonNegative);
-  validate->add_option("--max-p95-error", thresholds.max_median_p95_error_pct, "Exit 1 when the median |p95 error| exceeds this percentage")
+  auto* max_p95_error_opt = validate->add_option("--max-p95-error", max_p95_error, "Exit 1 when the median |p95 error| exceeds this percentage")
       ->check(kFiniteNonNegative);
   validate->add_option("--format", validate_format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  validate->add_option("--out", validate_out, "Write the output to this file");
+  validate->add_option("--out", validate_out, "Write the output to this file; not one of the command's inputs (profile, catalogue, scenario, table, a trace's files)");
   validate->add_option("--jobs", validation.jobs, "Points simulated in parallel")->check(CLI::Range(1, 1024));
   validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point (default: a trace's own measured window; a table's scenario max_duration)")
       ->check(kFiniteNonNegative);
@@ -263,6 +330,9 @@ int main(int argc, char** argv) {
       if (*validate) {
         if (validate_table.empty() && (validate_dirs.empty() || !*profile_opt))
           throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and --profile, or --scenario and --table");
+        if (max_error_opt->count()) thresholds.max_median_tps_error_pct = max_error;
+        if (max_point_error_opt->count()) thresholds.max_point_tps_error_pct = max_point_error;
+        if (max_p95_error_opt->count()) thresholds.max_median_p95_error_pct = max_p95_error;
         return validate_command(validation, validate_dirs, validate_scenario, validate_table, thresholds, validate_format,
                                 validate_out);
       }

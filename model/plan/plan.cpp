@@ -102,7 +102,10 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   const YAML::Node target = root["target"];
   if (target["tps"]) plan.target.min_tps = to_quantity(target["tps"], Dimension::PerSecond);
   if (target["p99"]) plan.target.max_p99_s = to_quantity(target["p99"], Dimension::Seconds);
-  if (target["threads"]) plan.target.threads = target["threads"].as<int>();
+  if (target["threads"]) {
+    plan.target.threads = target["threads"].as<int>();
+    plan.target.threads_where = origin.locate("target.threads", target["threads"]);
+  }
   if (plan.target.min_tps <= 0 && plan.target.max_p99_s <= 0)
     throw InputError(origin.locate("target", target), "target", "give tps, p99 or both");
 
@@ -290,6 +293,9 @@ std::vector<Configuration> configurations(const Plan& plan) {
       const std::string prefix = "--set ";
       if (e.where().file.rfind(prefix, 0) != 0) throw;
       std::string key = e.where().file.substr(prefix.size(), e.where().file.find('=') - prefix.size());
+      // target.threads becomes workload.threads: a value the scenario refuses is the plan's line.
+      if (key == "workload.threads" && plan.target.threads > 0)
+        throw InputError(plan.target.threads_where, "target.threads", e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
       for (size_t k = 0; k < plan.sets.size(); ++k)
         if (plan.sets[k].path == key)
           throw InputError(plan.set_locations[k], "set." + key, e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());

@@ -18,6 +18,7 @@ struct PlanTarget {
   double min_tps = 0;    // 0: no throughput target (transactions per second, all compute nodes)
   double max_p99_s = 0;  // 0: no latency target
   int threads = 0;       // > 0: client threads per compute node to serve (sets workload.threads)
+  SourceLocation threads_where;  // where the plan gives `threads`, for errors in the value it sets
 };
 
 struct PlanOption {

@@ -13,6 +13,8 @@
 #include "scenario/builtin_profiles.h"   // generated: kBuiltinProfiles
 #include "engine/btree.h"                // DataLayout::pages_for (the data set's size check)
 #include "ndb/ndb_schema.h"               // ndb_spec(), custom_mix_spec(), check_ndb_scenario()
+#include "core/input_file.h"             // read_input_text (read_file)
+#include "core/utf8.h"                   // require_utf8 (parse_yaml)
 
 namespace poolsim {
 
@@ -246,14 +248,7 @@ TransportCost transport_cost(const std::string& transport) {
 }  // namespace
 
 std::string read_file(const std::string& path, const SourceLocation& referenced_from, const std::string& key) {
-  // A directory opens as an empty stream on Linux: it would read as an empty file.
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(referenced_from, key, "'" + path + "' is a directory, not a file");
-  std::ifstream in(path);
-  if (!in) throw InputError(referenced_from, key, "cannot read file '" + path + "'");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return read_input_text(path, referenced_from, key);  // bounded: /dev/zero as a catalogue ran out of memory
 }
 
 namespace {
@@ -321,6 +316,7 @@ bool is_server_version(const std::string& version) {
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
+  require_utf8(text, origin_name);  // names and values reach the JSON outputs, which must be UTF-8
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
@@ -1045,6 +1041,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   nlohmann::json fixed_params = nlohmann::json::object();
   for (const auto& o : overrides) {
     YAML::Node value;
+    require_utf8(o.value, "--set " + o.path);  // the CLI checks its arguments; the Python bindings come here
     try {
       value = YAML::Load(o.value);
     } catch (const YAML::Exception& e) {
