@@ -341,6 +341,10 @@ TEST(Cli, OutMayNotReplaceAnInputOfTheCommand) {
   std::filesystem::remove(link);
   std::filesystem::create_symlink(scenario, link);
   EXPECT_EQ(run_cli("run " + scenario + " --bounds --out " + link).exit_code, 2);
+  // An empty path is no file (it wrote to stdout as if --out were absent).
+  r = run_cli("run " + scenario + " --out ''");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "an empty path names no file");
   // validate's table, and a file of a trace given to calibrate (checked before any fit).
   const std::string table_scenario = write_temp("self-table.yaml", kTableScenario);
   const std::string table = write_temp("self-table.csv", "thr,tps\n");

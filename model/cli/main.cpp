@@ -209,6 +209,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   int default_jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 
+  // An empty path (--out "") wrote to stdout as if the option were absent; for --devices it meant the default.
+  const CLI::Validator non_empty_path([](std::string& path) { return path.empty() ? std::string("an empty path names no file") : std::string(); },
+                                   "PATH");
   std::string file, format = "table", out_path;
   std::vector<std::string> sets;
   int jobs = default_jobs;
@@ -216,7 +219,7 @@ int main(int argc, char** argv) {
   run->add_option("file", file, "Scenario YAML")->required()->check(CLI::ExistingFile);
   run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable; UTF-8)")->take_all();
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
-  run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout; not the scenario itself");
+  run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout; not the scenario itself")->check(non_empty_path);
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));
   bool run_bounds = false;
   run->add_flag("--bounds", run_bounds, "Print each point's analytic TPS bound per resource (poolsim plan's) instead of simulating");
@@ -228,7 +231,7 @@ int main(int argc, char** argv) {
   auto* plan = app.add_subcommand("plan", "Find the cheapest configurations that meet a target (and the cost/TPS Pareto front)");
   plan->add_option("file", plan_file, "Plan YAML (scenarios/plans/README.md)")->required()->check(CLI::ExistingFile);
   plan->add_option("--format", plan_format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout; not the plan or its scenario");
+  plan->add_option("--out", plan_out, "Write the output to this file (atomically) instead of stdout; not the plan or its scenario")->check(non_empty_path);
   plan->add_option("--jobs", plan_options.jobs, "Configurations simulated in parallel")->check(CLI::Range(1, 1024));
   plan->add_option("--top", plan_options.top, "How many of the cheapest configurations that meet the target to report")
       ->check(CLI::Range(1, 1000));
@@ -248,7 +251,7 @@ int main(int argc, char** argv) {
   std::string profile_out, profile_name;
   auto* calibrate = app.add_subcommand("calibrate", "Fit a server profile (and device models) to measured traces");
   calibrate->add_option("traces", trace_dirs, "Trace directories")->required()->check(CLI::ExistingDirectory);
-  calibrate->add_option("-o,--output", profile_out, "Profile YAML to write (devices go to <stem>-devices.yaml); neither may be a file of a trace")->required();
+  calibrate->add_option("-o,--output", profile_out, "Profile YAML to write (devices go to <stem>-devices.yaml); neither may be a file of a trace")->required()->check(non_empty_path);
   calibrate->add_option("--name", profile_name, "Profile name (default: the output file's stem)");
   std::vector<std::string> background_dirs;
   calibrate->add_option("--background", background_dirs,
@@ -270,7 +273,7 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand(
       "validate", "Simulate what was measured (trace directories, or a published table through a scenario) and compare");
   auto* profile_opt = validate->add_option("--profile", validation.profile, "Profile YAML (traces: required)")->check(CLI::ExistingFile);
-  validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)");
+  validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)")->check(non_empty_path);
   validate->add_flag("--remeasured-devices", validation.remeasured_devices,
                      "Take each trace's device figures from its own fio jobs, keeping the profile's fitted host CPU (a host that moved)");
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
@@ -290,7 +293,7 @@ int main(int argc, char** argv) {
   auto* max_p95_error_opt = validate->add_option("--max-p95-error", max_p95_error, "Exit 1 when the median |p95 error| exceeds this percentage")
       ->check(kFiniteNonNegative);
   validate->add_option("--format", validate_format, "Output format")->check(CLI::IsMember({"table", "json"}));
-  validate->add_option("--out", validate_out, "Write the output to this file; not one of the command's inputs (profile, catalogue, scenario, table, a trace's files)");
+  validate->add_option("--out", validate_out, "Write the output to this file; not one of the command's inputs (profile, catalogue, scenario, table, a trace's files)")->check(non_empty_path);
   validate->add_option("--jobs", validation.jobs, "Points simulated in parallel")->check(CLI::Range(1, 1024));
   validate->add_option("--duration", validation.duration_s, "Cap on simulated seconds per point (default: a trace's own measured window; a table's scenario max_duration)")
       ->check(kFiniteNonNegative);
