@@ -133,6 +133,10 @@ TEST(Scenario, SetWinsOverASweptKey) {
   auto e = error_of(yaml, {parse_override("workload.fio.iodepth=2"), parse_override("sweep.workload.fio.iodepth=[4]")});
   EXPECT_CONTAINS(e, "--set sweep.workload.fio.iodepth=[4]");
   EXPECT_CONTAINS(e, "also given by --set workload.fio.iodepth=2");
+  // A pinned point (the Python bindings' Scenario.pinned): the sweep's one value is the --set's.
+  points = load_scenarios_from_text(yaml, "x.yaml", {parse_override("workload.fio.iodepth=2"), parse_override("sweep.workload.fio.iodepth=[2]")});
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0].workload.fio.iodepth, 2);
 }
 
 // One document per file: a second one (after --- or ...) was ignored without a word.
@@ -507,22 +511,6 @@ TEST(Scenario, AProfileWhoseStatementsCostNothingIsAnError) {
   auto e = error_of("workload: {kind: sysbench}\ndatabase: {profile: " + path + "}\n");
   EXPECT_CONTAINS(e, "zero-cpu-profile.yaml:");
   EXPECT_CONTAINS(e, "cpu.statement");
-}
-
-// A profile's version is a server release, as a trace's engine.version must be.
-TEST(Scenario, AProfileVersionThatIsNoReleaseIsAnError) {
-  const std::string text = poolsim::testing::read_file(POOLSIM_SOURCE_DIR "/scenarios/profiles/mariadb-10.11.yaml");
-  const std::string path = poolsim::testing::write_temp("bad-version-profile.yaml", text);
-  const int line = poolsim::testing::replace_line(path, "version:", "version: latest");
-  ASSERT_GT(line, 0);
-  auto e = error_of("workload: {kind: sysbench}\ndatabase: {profile: " + path + "}\n");
-  EXPECT_CONTAINS(e, "bad-version-profile.yaml:" + std::to_string(line) + ":");
-  EXPECT_CONTAINS(e, "'latest' is not a server version");
-  EXPECT_TRUE(is_server_version("10.11.19"));
-  EXPECT_TRUE(is_server_version("8.0"));
-  EXPECT_TRUE(is_server_version("5.7.44-log"));
-  EXPECT_FALSE(is_server_version("10"));
-  EXPECT_FALSE(is_server_version("ten.one"));
 }
 
 TEST(Scenario, AVariantThatIsNotAMappingOrAChoiceThatIsNotANameIsNamedSo) {

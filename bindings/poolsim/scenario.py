@@ -161,6 +161,7 @@ class Scenario:
         doc = yaml.load(self.text, Loader=yaml.BaseLoader) or {}
         if not isinstance(doc, dict):
             raise _poolsim.InputError(f"{self.origin}:1:1: a scenario must be a YAML mapping")
+        set_paths = []
         for override in self.overrides:
             path, _, value = override.partition("=")
             value_doc = yaml.load(value, Loader=yaml.BaseLoader)
@@ -170,13 +171,22 @@ class Scenario:
                     doc["sweep"] = {}
                 doc["sweep"][path[len("sweep."):]] = value_doc
                 continue
-            node = doc
-            parts = path.split(".")
-            for part in parts[:-1]:
-                if not isinstance(node.get(part), dict):
-                    node[part] = {}
-                node = node[part]
-            node[parts[-1]] = value_doc
+            # As the native loader does: a mapping given for a section sets the keys it names.
+            for leaf, leaf_value in _leaf_settings(path, value_doc):
+                set_paths.append(leaf)
+                node = doc
+                parts = leaf.split(".")
+                for part in parts[:-1]:
+                    if not isinstance(node.get(part), dict):
+                        node[part] = {}
+                    node = node[part]
+                node[parts[-1]] = leaf_value
+        # A key given by a set replaces the file's sweep of it (file < sweep < set).
+        if isinstance(doc.get("sweep"), dict):
+            for leaf in set_paths:
+                doc["sweep"].pop(leaf, None)
+            if not doc["sweep"]:
+                del doc["sweep"]
         return doc
 
     def to_yaml(self) -> str:
@@ -221,6 +231,34 @@ def _plain(value: Any) -> Any:
         except (TypeError, ValueError):
             return value
     return value
+
+
+_SCHEMA: dict | None = None
+
+
+def _is_section(path: str) -> bool:
+    """Whether the dotted path names a section with named fields (a JSON Schema object with
+    `properties`), into which a mapping merges; a dictionary or a value is replaced."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        _SCHEMA = json.loads(_poolsim.scenario_schema())
+    node = _SCHEMA
+    for part in path.split("."):
+        props = node.get("properties")
+        if not isinstance(props, dict) or part not in props:
+            return False
+        node = props[part]
+    return isinstance(node.get("properties"), dict)
+
+
+def _leaf_settings(path: str, value: Any) -> list:
+    """(dotted path, value) pairs a setting makes: a mapping for a section, one per key it names."""
+    if not isinstance(value, dict) or not _is_section(path):
+        return [(path, value)]
+    out = []
+    for k, v in value.items():
+        out.extend(_leaf_settings(f"{path}.{k}", v))
+    return out
 
 
 class _TextDumper(yaml.SafeDumper):

@@ -48,6 +48,17 @@ def test_scenario_sources(tmp_path, root):
     assert doc["compute"]["memory"] == "64GiB"
     reloaded = poolsim.Scenario(changed.to_yaml())
     assert reloaded.points()[0]["document"]["workload"]["fio"]["iodepth"] == 8
+    # A mapping for a section sets the keys it names, in to_dict() as in a run; a set of a swept key
+    # replaces the sweep; pinned() points of a scenario with a set load (the set and the pin agree).
+    merged = poolsim.Scenario(root / "scenarios" / "default.yaml").set("database", {"checksum": "none"})
+    doc = merged.to_dict()
+    assert doc["database"]["checksum"] == "none" and doc["database"]["profile"] == "greatsql-8.0"
+    assert merged.points()[0]["document"]["database"]["profile"] == "greatsql-8.0"
+    one_thread = poolsim.Scenario(root / "scenarios" / "default.yaml").set("workload.threads", 8)
+    assert "workload.threads" not in one_thread.to_dict().get("sweep", {})
+    assert {p["document"]["workload"]["threads"] for p in one_thread.points()} == {8}
+    timed = poolsim.Scenario(root / "scenarios" / "default.yaml").set("simulation.max_duration", "4s")
+    assert len(timed.pinned(timed.points()[0]["params"]).points()) == 1
     # The default scenario expands its sweep.
     default = poolsim.Scenario(root / "scenarios" / "default.yaml")
     assert len(default.points()) == 10

@@ -392,7 +392,15 @@ std::string device_name_for(const Trace& t) {
   std::string set = std::filesystem::path(t.dir).parent_path().filename().string();
   if (const auto capture = t.meta["capture"]; capture && capture.IsMap() && capture["trace_set"] && capture["trace_set"].IsScalar())
     set = capture["trace_set"].Scalar();
-  return set + "-" + kind;
+  const std::string name = set + "-" + kind;
+  // A fitted device under a built-in device's name would stand in for it in the profile's catalogue,
+  // and validate would simulate the built-in one instead of the trace's: say so at once.
+  static const auto builtin = load_device_catalogue({});
+  if (builtin.count(name))
+    throw InputError({(std::filesystem::path(t.dir) / "meta.yaml").string(), 0, 0}, "capture.trace_set",
+                     "the trace set '" + set + "' with storage kind '" + kind + "' names its device '" + name +
+                         "', a built-in catalogue device: rename the set (the directory holding the trace, or meta.yaml's capture.trace_set)");
+  return name;
 }
 
 namespace {
@@ -1102,6 +1110,7 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     << "\n  index_updates: " << o.index_updates << "\n  non_index_updates: " << o.non_index_updates
     << "\n  delete_inserts: " << o.delete_inserts << "\n";
   y << "  threads: " << w["threads"].Scalar() << "\n";
+  if (o.skip_trx) y << "  skip_trx: true\n";
   // sysbench --rate (capture.py --rate): an open loop of that many transactions per second
   const bool open_loop = w["rate"] && w["rate"].as<double>() > 0;
   if (open_loop) y << "  rate: " << w["rate"].as<double>() << "/s\n";

@@ -18,6 +18,7 @@ struct SysbenchResult {
   std::string version;  // "1.0" or "0.5"
   double tps = 0, qps = 0;
   std::uint64_t transactions = 0;
+  std::uint64_t ignored_errors = 0;  // "ignored errors:" (deadlocks sysbench retried; 0 when the log does not say)
   double read_queries = 0, write_queries = 0, other_queries = 0;
   double latency_avg_ms = 0, latency_p95_ms = 0, latency_max_ms = 0;
   std::optional<double> latency_p99_ms;

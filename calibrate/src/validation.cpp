@@ -321,7 +321,19 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
       unseen += device_yaml_for(t, 0.0);
     }
   }
-  if (options.remeasured_devices) unseen += remeasured_devices_yaml(traces, devices, added);
+  if (options.remeasured_devices) {
+    // The re-measured entries replace the profile's of the same name: one scratch catalogue holds
+    // the profile's devices with them (a catalogue may define a device once).
+    YAML::Node combined = devices.empty() ? YAML::Node(YAML::NodeType::Map)
+                                          : parse_yaml(read_file(devices, {devices, 0, 0}, "--devices"), devices);
+    const std::string fresh_yaml = unseen + remeasured_devices_yaml(traces, devices, added);
+    const YAML::Node fresh = parse_yaml(fresh_yaml.empty() ? "{}" : fresh_yaml, "the re-measured devices");
+    for (auto it = fresh.begin(); it != fresh.end(); ++it) combined[it->first.Scalar()] = it->second;
+    YAML::Emitter out;
+    out << combined;
+    unseen = std::string(out.c_str()) + "\n";
+    catalogues.clear();
+  }
   std::vector<Scenario> points;
   std::vector<nlohmann::ordered_json> results;
   {

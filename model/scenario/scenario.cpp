@@ -880,11 +880,6 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   // Named at its own first line: an error without a line would be reported at the scenario's key.
   if (!doc.IsMap()) throw InputError({origin_name, 1, 1}, "", doc.IsNull() ? "the profile is empty" : "a profile must be a YAML mapping");
   validate(doc, profile_schema(), Origin{origin_name, {}});
-  // The version names the server release the figures were fitted on (calibrate reads the server's
-  // defaults and features from a trace's): written as a trace's engine.version is.
-  if (doc["version"] && !is_server_version(doc["version"].Scalar()))
-    throw InputError(Origin{origin_name, {}}.locate("version", doc["version"]), "version",
-                     "'" + doc["version"].Scalar() + "' is not a server version (MAJOR.MINOR[.PATCH], e.g. \"10.11.19\")");
   doc = with_defaults(doc, profile_schema());
   ServerProfile p;
   p.name = doc["name"].Scalar();
@@ -1084,8 +1079,12 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     axes.erase(std::remove_if(axes.begin(), axes.end(), [&](const auto& axis) {
       for (const auto& [key, value] : fixed_params.items()) {
         if (axis.first != key && axis.first.rfind(key + ".", 0) != 0 && key.rfind(axis.first + ".", 0) != 0) continue;
+        // A sweep given by --set too must agree (a single value equal to the --set's, as the Python
+        // bindings' pinned points give): two different values are a contradiction.
         auto swept = origin.overridden.find("sweep." + axis.first);
-        if (swept != origin.overridden.end())
+        const bool agrees = axis.first == key && axis.second.size() == 1 && axis.second.front().IsScalar() &&
+                            scalar_to_json(axis.second.front()) == value;
+        if (swept != origin.overridden.end() && !agrees)
           throw InputError({swept->second, 0, 0}, "sweep." + axis.first,
                            "the key is also given by " + origin.overridden.at(key) + ": give one value or one sweep");
         return true;
