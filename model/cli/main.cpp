@@ -87,9 +87,6 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
   // word (the library applies overrides in order, which the Python sweeps rely on).
   std::set<std::string> keys;
   for (const auto& s : sets) {
-    // Its value reaches the JSON output, which must be UTF-8.
-    const std::string path = s.substr(0, s.find('='));
-    poolsim::require_utf8(s, "--set", poolsim::invalid_utf8_at(path) == std::string::npos ? path : "", 0);
     overrides.push_back(poolsim::parse_override(s));
     if (!keys.insert(overrides.back().path).second)
       throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");

@@ -14,7 +14,7 @@
 #include "engine/btree.h"                // DataLayout::pages_for (the data set's size check)
 #include "ndb/ndb_schema.h"               // ndb_spec(), custom_mix_spec(), check_ndb_scenario()
 #include "core/input_file.h"             // read_input_text (read_file)
-#include "core/utf8.h"                   // require_utf8 (parse_yaml)
+#include "core/utf8.h"                   // require_utf8 (parse_yaml, parse_override)
 
 namespace poolsim {
 
@@ -1010,6 +1010,10 @@ std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::s
 }
 
 Override parse_override(const std::string& text) {
+  // Its value reaches the JSON output, which must be UTF-8 (the CLI's --set and the Python bindings'
+  // overrides both come here).
+  const std::string path = text.substr(0, text.find('='));
+  require_utf8(text, "--set", invalid_utf8_at(path) == std::string::npos ? path : "", 0);
   auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0)
     throw InputError({"--set " + text, 0, 0}, "", "expected --set path.to.key=value");
@@ -1036,7 +1040,6 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   nlohmann::json fixed_params = nlohmann::json::object();
   for (const auto& o : overrides) {
     YAML::Node value;
-    require_utf8(o.value, "--set " + o.path);  // the CLI checks its arguments; the Python bindings come here
     try {
       value = YAML::Load(o.value);
     } catch (const YAML::Exception& e) {
