@@ -63,12 +63,6 @@ std::vector<std::string> figures_reported(const std::string& kind) {
   return {};
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
 std::vector<std::string> figure_names() {
   std::vector<std::string> out;
   for (const auto& f : kFigures) out.push_back(f.name);
@@ -563,7 +557,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
                          "a " + loaded.front().workload.kind + " workload (table line " + std::to_string(table.lines[r]) +
                              ") reports no " + it.key() +
                              (reported.empty() ? std::string(" (it reports no figure a table can measure)")
-                                               : " (it reports " + joined(reported) + ")"));
+                                               : " (it reports " + schema::join(reported) + ")"));
     if (options.duration_s > 0)
       loaded.front().simulation.max_duration_s = std::min(loaded.front().simulation.max_duration_s, options.duration_s);
     points.push_back(std::move(loaded.front()));

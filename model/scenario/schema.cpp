@@ -19,12 +19,6 @@ std::shared_ptr<Spec> make(Kind kind, std::string description) {
   return spec;
 }
 
-std::string join(const std::vector<std::string>& words) {
-  std::string text;
-  for (const auto& w : words) text += (text.empty() ? "" : ", ") + w;
-  return text;
-}
-
 std::string child_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
 }
@@ -79,6 +73,12 @@ std::vector<std::string> field_names(const Spec& spec) {
   return names;
 }
 }  // namespace
+
+std::string join(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& w : words) text += (text.empty() ? "" : ", ") + w;
+  return text;
+}
 
 SpecPtr map(std::vector<Field> fields, std::string description, bool allow_unknown) {
   auto spec = make(Kind::Map, std::move(description));

@@ -81,6 +81,9 @@ YAML::Node with_defaults(const YAML::Node& node, const Spec& spec);
 // Follows a dotted path ("workload.fio.iodepth"); nullptr if it names no field.
 const Spec* find(const Spec& root, const std::string& path, std::string* suggestion = nullptr);
 
+// "a, b, c": the words of a list, for messages.
+std::string join(const std::vector<std::string>& words);
+
 // Converters for validated scalars.
 double to_quantity(const YAML::Node& node, Dimension dimension);
 nlohmann::json scalar_to_json(const YAML::Node& node);
