@@ -361,9 +361,8 @@ YAML::Node written_node(const YAML::Node& raw, std::initializer_list<const char*
 }
 
 YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializer_list<const char*> keys) {
-  if (raw[section])
-    for (const char* key : keys)
-      if (raw[section][key]) return raw[section][key];
+  for (const char* key : keys)
+    if (YAML::Node node = written_node(raw, {section, key}); node.IsDefined()) return node;
   return YAML::Node();
 }
 
@@ -391,8 +390,8 @@ void set_path(YAML::Node root, const std::string& path, const YAML::Node& value,
   chain.back()[parts.back()] = value;
 }
 
-// A mapping given for a section (`--set database={buffer_pool: 1GiB}`, or a sweep or variant value
-// of one) sets the keys it names and keeps the section's others, as the same keys given one by one
+// A mapping given for a section (`--set database={buffer_pool: 1GiB}`, or a variant's value of one)
+// sets the keys it names and keeps the section's others, as the same keys given one by one
 // would: replacing the section would drop its profile and every other key unseen. Only sections
 // with named fields merge; a dictionary (whose keys are names or dotted paths) or any other value
 // replaces what was there. `leaves` are the dotted paths the mapping sets, and their values.
@@ -408,35 +407,16 @@ void leaf_settings(const std::string& path, const YAML::Node& value, std::vector
     leaf_settings(path + "." + it->first.Scalar(), it->second, leaves);
 }
 
-YAML::Node merged(const YAML::Node& base, const YAML::Node& value, const std::string& path) {
-  if (!is_section(find(scenario_schema(), path)) || !value.IsMap() || !base || !base.IsMap()) return value;
-  YAML::Node out(YAML::NodeType::Map);
-  std::set<std::string> in_base;
-  // Key nodes are reused (not rebuilt from their text) so that errors keep their line and column.
-  for (auto it = base.begin(); it != base.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    in_base.insert(key);
-    const YAML::Node given = value[key];
-    out[it->first] = given ? merged(it->second, given, path + "." + key) : it->second;
-  }
-  for (auto it = value.begin(); it != value.end(); ++it)
-    if (!in_base.count(it->first.Scalar())) out[it->first] = it->second;
-  return out;
-}
-
-// A copy of `base` with `path` set to `value` (merged into it when both are mappings of a section),
-// sharing every other node with `base`.
-YAML::Node with_value(const YAML::Node& base, const std::string& path, const YAML::Node& value,
-                      const std::string& prefix = "") {
+// A copy of `base` with `path` set to `value`, sharing every other node with `base`. Callers give
+// leaf settings (leaf_settings): a sweep's values are single values, a variant's mappings are split.
+YAML::Node with_value(const YAML::Node& base, const std::string& path, const YAML::Node& value) {
   auto dot = path.find('.');
   std::string head = path.substr(0, dot);
-  const std::string full = prefix.empty() ? head : prefix + "." + head;
   YAML::Node out(YAML::NodeType::Map);
   if (base && base.IsMap())
     for (auto it = base.begin(); it != base.end(); ++it)
       if (it->first.Scalar() != head) out[it->first] = it->second;
-  const YAML::Node below = base && base.IsMap() ? base[head] : YAML::Node();
-  out[head] = dot == std::string::npos ? merged(below, value, full) : with_value(below, path.substr(dot + 1), value, full);
+  out[head] = dot == std::string::npos ? value : with_value(base && base.IsMap() ? base[head] : YAML::Node(), path.substr(dot + 1), value);
   return out;
 }
 
@@ -1171,9 +1151,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     std::set<std::string> explicit_keys;
     for (const auto& [key, value] : fixed_params.items()) explicit_keys.insert(key);
     for (size_t a = 0; a < axes.size(); ++a) {
-      std::vector<std::pair<std::string, YAML::Node>> leaves;
-      leaf_settings(axes[a].first, axes[a].second[index[a]], leaves);
-      for (const auto& leaf : leaves) explicit_keys.insert(leaf.first);
+      explicit_keys.insert(axes[a].first);
       if (axes[a].first == "variant") point = with_value(point, "variant", axes[a].second[index[a]]);
     }
     point = apply_variant(point, explicit_keys, params);
@@ -1182,12 +1160,8 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       point = with_value(point, key, values[index[a]]);
       params[key] = scalar_to_json(values[index[a]]);
       auto swept = origin.overridden.find("sweep." + key);
-      std::vector<std::pair<std::string, YAML::Node>> leaves;
-      leaf_settings(key, values[index[a]], leaves);
-      for (const auto& leaf : leaves) {
-        if (swept != origin.overridden.end()) point_origin.overridden[leaf.first] = swept->second;
-        else point_origin.overridden.erase(leaf.first);
-      }
+      if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
+      else point_origin.overridden.erase(key);
     }
     Scenario s = build(point, point_origin, base_dir);
     s.params = params;
