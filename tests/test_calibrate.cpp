@@ -468,6 +468,33 @@ TEST(Trace, ACounterThatIsNotACountIsAnErrorATextStatusIsNot) {
   EXPECT_DOUBLE_EQ(variables.at("innodb_io_capacity"), 200);
 }
 
+TEST(Trace, MySQL80TextStatusesInBothSnapshotsLoad) {
+  // MySQL 8.0's SHOW GLOBAL STATUS holds text that starts like a number (its RSA keys, written by
+  // `mysql -B -N` on one line with literal \n, and the X Plugin's address): such traces did not load.
+  const std::string text = "Caching_sha2_password_rsa_public_key\t-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\\n-----END PUBLIC KEY-----\\n\n"
+                           "Mysqlx_address\t127.0.0.1\n"
+                           "Rsa_public_key\t-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\\n-----END PUBLIC KEY-----\\n\n"
+                           "Ssl_cipher\tTLS_AES_256_GCM_SHA384\nSsl_version\tTLSv1.3\nTls_library_version\tOpenSSL 3.0.2 15 Mar 2022\n";
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "mysql80-text-status");
+  for (const char* which : {"/status_before.tsv", "/status_after.tsv"}) {  // MariaDB's own Ssl_ lines give way to 8.0's
+    const std::string mariadb = std::regex_replace(read_file(dir + which), std::regex("(Ssl_cipher|Ssl_version)\t.*\n"), "");
+    std::ofstream(dir + which) << mariadb << text;
+  }
+  Trace t = load_trace(dir);
+  EXPECT_EQ(t.status_after.count("Rsa_public_key"), 0u);
+  EXPECT_TRUE(t.per_txn("Innodb_buffer_pool_reads").has_value());
+  // Text in one snapshot and a number in the other is still two servers' snapshots.
+  const int line = replace_line(dir + "/status_before.tsv", "Mysqlx_address\t", "Mysqlx_address\t33060");
+  ASSERT_GT(line, 0);
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:");
+  EXPECT_CONTAINS(e, "key 'Mysqlx_address'");
+  EXPECT_CONTAINS(e, "not a number here");
+  // An InnoDB counter that starts as a number is still one.
+  e = error_of([] { parse_status_tsv("Uptime\t10\nInnodb_buffer_pool_reads\t-----\n", "s.tsv"); });
+  EXPECT_CONTAINS(e, "s.tsv:2:26: key 'Innodb_buffer_pool_reads'");
+}
+
 TEST(Trace, ALogWhoseRateDisagreesWithItsCountAndTimeIsAnError) {
   std::string log = read_file(kTraces + "/local-vm/disk-bp1G-t4/sysbench.log");
   const std::size_t at = log.find("per sec.)");

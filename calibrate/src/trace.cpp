@@ -419,8 +419,11 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     if (lines) (*lines)[name] = n;
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
     // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
-    // SHOW STATUS (`counters`) a value that starts as a number is a counter and must be one: "12abc",
-    // NaN or a count beyond 64 bits would be read as a wrong figure.
+    // SHOW STATUS (`counters`) NaN or a count beyond 64 bits would be read as a wrong figure, and an
+    // InnoDB value (every status poolsim reads is one) that starts as a number must be one ("12abc").
+    // Other statuses may be text that starts like a number: MySQL 8.0's Rsa_public_key
+    // ("-----BEGIN PUBLIC KEY-----\n..."), Mysqlx_address ("127.0.0.1"); check_status_snapshots still
+    // refuses one that is a number in the other snapshot.
     const bool numeric_start = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-' || value[0] == '+' || value[0] == '.');
     const bool non_finite_word = value == "nan" || value == "NaN" || value == "NAN" || value == "inf" || value == "-inf" || value == "Infinity";
     char* end = nullptr;
@@ -436,7 +439,8 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
       std::strtoull(value.c_str(), nullptr, 10);
       beyond_64_bits = errno == ERANGE;
     }
-    if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || beyond_64_bits)))
+    const bool innodb = name.rfind("Innodb_", 0) == 0;
+    if (non_finite_word || (counters && numeric_start && (whole ? !std::isfinite(v) || beyond_64_bits : innodb)))
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
     if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) != std::string::npos)
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a whole number: SHOW STATUS prints counters whole");
