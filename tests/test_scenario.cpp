@@ -194,6 +194,16 @@ TEST(ScenarioErrors, OutOfRange) {
   EXPECT_CONTAINS(error_of("workload: {fio: {bs: 1B}}"), "between 512B and 64MiB");
 }
 
+TEST(ScenarioErrors, ASizeThatCountsBytesIsAWholeNumberOfThem) {
+  // 4096.5B was taken as a block size; sizes such as 1.5GiB or 1.1GB are whole bytes and stay.
+  auto e = error_of("workload:\n  kind: fio\n  fio:\n    bs: 4096.5B\n");
+  EXPECT_CONTAINS(e, "bad.yaml:4:9: key 'workload.fio.bs'");
+  EXPECT_CONTAINS(e, "4096.5 bytes");
+  EXPECT_CONTAINS(error_of("database: {buffer_pool: 1.3GiB}\n"), "1395864371.2 bytes");
+  EXPECT_CONTAINS(error_of("{}", {{"compute.memory", "0.1B"}}), "whole number of bytes");
+  EXPECT_NO_THROW(load_scenarios_from_text("compute: {memory: 1.5GiB}\ndatabase: {buffer_pool: 1.1GB}\n", "ok.yaml"));
+}
+
 TEST(ScenarioErrors, BufferPoolLargerThanTheHostsMemory) {
   auto e = error_of("compute: {memory: 16GiB}\nworkload: {kind: sysbench}\ndatabase:\n  buffer_pool: 600GiB\n");
   EXPECT_CONTAINS(e, "bad.yaml:4:16");

@@ -60,19 +60,19 @@ const Spec& meta_schema() {
                                  {"duration_s", integer(1.0, 1e7)},
                                  {"rate", with_default(real(0.0, 1e9), "0")},
                                  {"skip_trx", with_default(boolean(), "false")}}, "", true))},
-      {"server", required(map({{"buffer_pool", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "", true))},
+      {"server", required(map({{"buffer_pool", required(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "", true)))},
                                {"flush_log_at_trx_commit", with_default(integer(0.0, 2.0), "1")},
                                {"doublewrite", with_default(boolean(), "true")},
                                {"binlog", with_default(boolean(), "false")},
                                {"sync_binlog", with_default(integer(0.0, 1e9), "0")},
                                {"io_capacity", with_default(integer(1.0, 1e9), "200")},
                                {"io_capacity_max", integer(1.0, 1e9)},
-                               {"log_file_size", quantity(Dimension::Bytes, 0.0, std::nullopt)},
+                               {"log_file_size", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))},
                                // innodb_flush_method's Unix values: O_DIRECT and O_DIRECT_NO_FSYNC bypass the OS page cache
                                // for the data files, fsync and O_DSYNC read and write them through it (a typo would be
                                // read as O_DIRECT, the default, and change the prediction silently)
                                {"flush_method", with_default(one_of({"O_DIRECT", "O_DIRECT_NO_FSYNC", "fsync", "O_DSYNC"}), "O_DIRECT")}}, "", true))},
-      {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", quantity(Dimension::Bytes, 0.0, std::nullopt)}}, "", true))},
+      {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))}}, "", true))},
       {"storage", required(map({{"kind", required(one_of({"nvme", "sata", "pcie-flash", "tmpfs", "virtual-disk", "nvmeof"}))},
                                 {"device", string()}, {"fs", string()},
                                 {"queues", integer(1.0, 1e5)},            // the device's request queues (/sys/block/DEV/mq)

@@ -55,6 +55,14 @@ void check_range(double value, const Spec& spec, const std::string& text, const 
     throw InputError(origin.locate(path, node), path, "value " + text + " is out of range: must be " + describe_range(spec));
 }
 
+// A byte count with its fraction shown ("4096.5").
+std::string format_fraction(double bytes) {
+  std::ostringstream out;
+  out.precision(15);
+  out << bytes;
+  return out.str();
+}
+
 bool parse_integer(const std::string& text, long long* out) {
   std::istringstream in(text);
   in >> *out;
@@ -133,6 +141,11 @@ SpecPtr with_default(SpecPtr spec, std::string default_yaml) {
 SpecPtr required(SpecPtr spec) {
   auto copy = std::make_shared<Spec>(*spec);
   copy->required = true;
+  return copy;
+}
+SpecPtr whole_bytes(SpecPtr spec) {
+  auto copy = std::make_shared<Spec>(*spec);
+  copy->whole_bytes = true;
   return copy;
 }
 SpecPtr with_keywords(SpecPtr spec, std::vector<std::string> keywords) {
@@ -243,6 +256,10 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
       auto value = parse_quantity(text, spec.dimension, &error);
       if (!value) fail(error);
       check_range(*value, spec, "'" + text + "'", origin, path, node);
+      // A block, page or memory of 4096.5 bytes exists nowhere (the model would round it somewhere,
+      // silently). The tolerance is the product's rounding: "1.1GB" is whole.
+      if (spec.whole_bytes && std::abs(*value - std::round(*value)) > 1e-12 * std::abs(*value))
+        fail("'" + text + "' is " + format_fraction(*value) + " bytes: a size here is a whole number of bytes");
       return;
     }
     default: return;
