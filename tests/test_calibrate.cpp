@@ -809,6 +809,12 @@ TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "bad-cell.csv:3");
   EXPECT_CONTAINS(r.err, "workload.threads");
+  // A key cell with more after its value: YAML read "4 # x" as 4, the rest a comment.
+  std::string trailing = poolsim::testing::write_temp("trailing.csv", "series,storage,threads,tps,p95\nA,nvme,4,1,1\nB,nvme,4 # x,1,1\n");
+  r = run_cli("validate --scenario " + scenario + " --table " + trailing);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "trailing.csv:3: key 'threads'");
+  EXPECT_CONTAINS(r.err, "'4 # x' is not one value");
   // Neither traces nor a table.
   r = run_cli("validate --scenario " + scenario);
   EXPECT_EQ(r.exit_code, 2);
