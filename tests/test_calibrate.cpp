@@ -986,6 +986,20 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
     std::ofstream(dir + "/meta.yaml") << meta << "\n";
     EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 1\n");
   }
+  {
+    // A count no server has in variables.tsv was named only at the scenario built from it, "(scenario
+    // from meta.yaml)"; it is the trace's line now, text there too.
+    std::string dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw50-t32", "bad-instances");
+    for (const char* value : {"100", "0", "2.5", "many"}) {
+      std::ofstream(dir + "/variables.tsv") << "innodb_io_capacity\t200\ninnodb_buffer_pool_instances\t" << value << "\n";
+      const Trace t = load_trace(dir);
+      auto e = error_of([&] { scenario_for_trace(t, "p.yaml", {}, 5); });
+      EXPECT_CONTAINS(e, "variables.tsv:2: key 'innodb_buffer_pool_instances'");
+      EXPECT_CONTAINS(e, "1 to 64");
+    }
+    std::ofstream(dir + "/variables.tsv") << "innodb_buffer_pool_instances\t4\n";
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 4\n");
+  }
   // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
   // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).
   EXPECT_EQ(local.find("flush_method"), std::string::npos);

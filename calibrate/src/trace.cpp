@@ -1015,7 +1015,7 @@ Trace load_trace(const std::string& dir) {
   }
   check_status_snapshots(t, before_lines, after_lines, log);
   auto variables = fs::path(dir) / "variables.tsv";
-  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false);
+  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false, &t.variable_lines);
 
   auto iostat = fs::path(dir) / "iostat.txt";
   if (fs::exists(iostat)) t.iostat = parse_iostat(slurp_present(iostat), iostat.string());
