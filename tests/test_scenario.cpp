@@ -387,6 +387,18 @@ TEST(ScenarioErrors, ADeviceDefinedTwiceIsRefused) {
   }
 }
 
+TEST(ScenarioErrors, AnErrorInACatalogueFileSaysWhichScenarioLineNamedIt) {
+  // The catalogue's own file:line was all the message said: not which scenario (or which of its
+  // `catalogue:` entries) pulled the file in.
+  const std::string good = poolsim::testing::write_temp("catalogue_good.yaml", "{}\n");
+  const std::string bad = poolsim::testing::write_temp("catalogue_bad.yaml", "mydev:\n  kind: nvme\n  capacity: lots\n");
+  auto e = error_of("name: x\ncatalogue:\n  - " + good + "\n  - " + bad + "\n");
+  EXPECT_CONTAINS(e, bad + ":");
+  EXPECT_CONTAINS(e, "(catalogue named at bad.yaml:4)");
+  e = error_of("{}", {{"catalogue", "[" + bad + "]"}});
+  EXPECT_CONTAINS(e, "(catalogue named at --set catalogue=[" + bad + "])");
+}
+
 
 TEST(Scenario, ProgramSuspensionNeedsReadPriority) {
   const std::string device = inline_nvme_device("slow") + "    program_suspend: 50us\n";

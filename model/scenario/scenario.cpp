@@ -453,7 +453,19 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
       std::filesystem::path p(f.Scalar());
       extra.push_back(p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string());
     }
-  s.devices = load_device_catalogue(extra);
+  try {
+    s.devices = load_device_catalogue(extra);
+  } catch (const InputError& e) {
+    // An error inside a catalogue file names that file; the scenario line that pulled it in is the
+    // other half of the story (several scenarios may share a catalogue, or name the wrong one).
+    for (std::size_t i = 0; i < extra.size(); ++i)
+      if (e.where().file == extra[i]) {
+        const SourceLocation named = origin.locate("catalogue[" + std::to_string(i) + "]", raw["catalogue"][i]);
+        const std::string at = named.file + (named.line > 0 ? ":" + std::to_string(named.line) : std::string());
+        throw InputError(e.where(), e.key(), e.detail() + " (catalogue named at " + at + ")");
+      }
+    throw;
+  }
   if (doc["devices"])
     for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it) {
       const std::string name = it->first.Scalar(), path = "devices." + name;
