@@ -15,6 +15,7 @@
 #include "calibration.h"
 #include "flush_fit.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "test_support.h"
 #include "sim/statistics.h"
 #include "trace.h"
@@ -419,6 +420,22 @@ TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   EXPECT_CONTAINS(e, "meta.yaml:");
   EXPECT_CONTAINS(e, "workload.threads");
   EXPECT_CONTAINS(e, "duplicate key 'threads'");
+}
+
+TEST(Trace, ATraceFileIsReadWithinTheInputBoundAndAsUtf8) {
+  // Only meta.yaml was checked: a Latin-1 byte in the log reached the outputs, and a file of any size
+  // (a link to /dev/zero) was read whole.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "latin1-log");
+  const std::string log = read_file(dir + "/sysbench.log");
+  std::ofstream(dir + "/sysbench.log") << log << "host caf\xE9\n";
+  const auto lines = std::count(log.begin(), log.end(), '\n');
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "sysbench.log:" + std::to_string(lines + 1) + ":9: byte 0xE9 is not UTF-8");
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "huge-status");
+  std::filesystem::resize_file(dir + "/status_after.tsv", kMaxInputFileBytes + 1);
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv");
+  EXPECT_CONTAINS(e, "is larger than 16 MiB");
 }
 
 TEST(Trace, AnEmptyOptionalFileIsRefused) {

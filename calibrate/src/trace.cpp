@@ -18,6 +18,8 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/input_file.h"
+#include "core/utf8.h"
 #include "core/units.h"  // format_quantity
 #include "scenario/scenario.h"  // parse_yaml, is_server_version
 #include "scenario/schema.h"
@@ -37,12 +39,13 @@ std::vector<std::string> tab_fields(const std::string& line) {
   return f;
 }
 
+// A trace's text file, read as every other input is: within the input bound (a trace file that is a
+// link to /dev/zero, or a capture gone wrong, would be read until memory ran out) and UTF-8 (a name or
+// line from it reaches the JSON outputs and the messages).
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot read the file");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text = read_input_text(path, {path, 0, 0}, "");
+  require_utf8(text, path);
+  return text;
 }
 
 const Spec& meta_schema() {
