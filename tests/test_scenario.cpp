@@ -176,6 +176,12 @@ TEST(ScenarioErrors, WrongType) {
   EXPECT_CONTAINS(e, "compute.cores");
   EXPECT_CONTAINS(e, "expected an integer");
   EXPECT_CONTAINS(error_of("compute: [1, 2]\n"), "expected a mapping");
+  // A quoted number is a string in YAML; it was read as the number.
+  e = error_of("compute:\n  cores: \"4\"\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:10: key 'compute.cores'");
+  EXPECT_CONTAINS(e, "is quoted, a string");
+  EXPECT_CONTAINS(error_of("compute: {core_speed: '1.5'}\n"), "key 'compute.core_speed': '1.5' is quoted");
+  EXPECT_NO_THROW(load_scenarios_from_text("compute: {cores: 4, core_speed: 1.5}\n", "ok.yaml"));
 }
 
 TEST(ScenarioErrors, BadUnitAndBareNumber) {
