@@ -15,6 +15,7 @@
 #include "calibration.h"
 #include "flush_fit.h"
 #include "core/errors.h"
+#include "core/input_file.h"
 #include "test_support.h"
 #include "sim/statistics.h"
 #include "trace.h"
@@ -421,6 +422,22 @@ TEST(Trace, AKeyTwiceInMetaYamlIsRefused) {
   EXPECT_CONTAINS(e, "duplicate key 'threads'");
 }
 
+TEST(Trace, ATraceFileIsReadWithinTheInputBoundAndAsUtf8) {
+  // Only meta.yaml was checked: a Latin-1 byte in the log reached the outputs, and a file of any size
+  // (a link to /dev/zero) was read whole.
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "latin1-log");
+  const std::string log = read_file(dir + "/sysbench.log");
+  std::ofstream(dir + "/sysbench.log") << log << "host caf\xE9\n";
+  const auto lines = std::count(log.begin(), log.end(), '\n');
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "sysbench.log:" + std::to_string(lines + 1) + ":9: byte 0xE9 is not UTF-8");
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "huge-status");
+  std::filesystem::resize_file(dir + "/status_after.tsv", kMaxInputFileBytes + 1);
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv");
+  EXPECT_CONTAINS(e, "is larger than 16 MiB");
+}
+
 TEST(Trace, AnEmptyOptionalFileIsRefused) {
   // status/diskstats files are optional, but one that is there and empty would drop its comparisons.
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "empty-status");
@@ -466,6 +483,33 @@ TEST(Trace, ACounterThatIsNotACountIsAnErrorATextStatusIsNot) {
   auto variables = parse_status_tsv("version\t10.11.19-MariaDB-0+deb12u1\ninnodb_io_capacity\t200\n", "v.tsv", /*counters=*/false);
   EXPECT_EQ(variables.count("version"), 0u);
   EXPECT_DOUBLE_EQ(variables.at("innodb_io_capacity"), 200);
+}
+
+TEST(Trace, MySQL80TextStatusesInBothSnapshotsLoad) {
+  // MySQL 8.0's SHOW GLOBAL STATUS holds text that starts like a number (its RSA keys, written by
+  // `mysql -B -N` on one line with literal \n, and the X Plugin's address): such traces did not load.
+  const std::string text = "Caching_sha2_password_rsa_public_key\t-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\\n-----END PUBLIC KEY-----\\n\n"
+                           "Mysqlx_address\t127.0.0.1\n"
+                           "Rsa_public_key\t-----BEGIN PUBLIC KEY-----\\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A\\n-----END PUBLIC KEY-----\\n\n"
+                           "Ssl_cipher\tTLS_AES_256_GCM_SHA384\nSsl_version\tTLSv1.3\nTls_library_version\tOpenSSL 3.0.2 15 Mar 2022\n";
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "mysql80-text-status");
+  for (const char* which : {"/status_before.tsv", "/status_after.tsv"}) {  // MariaDB's own Ssl_ lines give way to 8.0's
+    const std::string mariadb = std::regex_replace(read_file(dir + which), std::regex("(Ssl_cipher|Ssl_version)\t.*\n"), "");
+    std::ofstream(dir + which) << mariadb << text;
+  }
+  Trace t = load_trace(dir);
+  EXPECT_EQ(t.status_after.count("Rsa_public_key"), 0u);
+  EXPECT_TRUE(t.per_txn("Innodb_buffer_pool_reads").has_value());
+  // Text in one snapshot and a number in the other is still two servers' snapshots.
+  const int line = replace_line(dir + "/status_before.tsv", "Mysqlx_address\t", "Mysqlx_address\t33060");
+  ASSERT_GT(line, 0);
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "status_after.tsv:");
+  EXPECT_CONTAINS(e, "key 'Mysqlx_address'");
+  EXPECT_CONTAINS(e, "not a number here");
+  // An InnoDB counter that starts as a number is still one.
+  e = error_of([] { parse_status_tsv("Uptime\t10\nInnodb_buffer_pool_reads\t-----\n", "s.tsv"); });
+  EXPECT_CONTAINS(e, "s.tsv:2:26: key 'Innodb_buffer_pool_reads'");
 }
 
 TEST(Trace, ALogWhoseRateDisagreesWithItsCountAndTimeIsAnError) {
@@ -782,6 +826,12 @@ TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "bad-cell.csv:3");
   EXPECT_CONTAINS(r.err, "workload.threads");
+  // A key cell with more after its value: YAML read "4 # x" as 4, the rest a comment.
+  std::string trailing = poolsim::testing::write_temp("trailing.csv", "series,storage,threads,tps,p95\nA,nvme,4,1,1\nB,nvme,4 # x,1,1\n");
+  r = run_cli("validate --scenario " + scenario + " --table " + trailing);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "trailing.csv:3: key 'threads'");
+  EXPECT_CONTAINS(r.err, "'4 # x' is not one value");
   // Neither traces nor a table.
   r = run_cli("validate --scenario " + scenario);
   EXPECT_EQ(r.exit_code, 2);
@@ -952,6 +1002,20 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
     meta["engine"]["version"] = "5.5.68";
     std::ofstream(dir + "/meta.yaml") << meta << "\n";
     EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 1\n");
+  }
+  {
+    // A count no server has in variables.tsv was named only at the scenario built from it, "(scenario
+    // from meta.yaml)"; it is the trace's line now, text there too.
+    std::string dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw50-t32", "bad-instances");
+    for (const char* value : {"100", "0", "2.5", "many"}) {
+      std::ofstream(dir + "/variables.tsv") << "innodb_io_capacity\t200\ninnodb_buffer_pool_instances\t" << value << "\n";
+      const Trace t = load_trace(dir);
+      auto e = error_of([&] { scenario_for_trace(t, "p.yaml", {}, 5); });
+      EXPECT_CONTAINS(e, "variables.tsv:2: key 'innodb_buffer_pool_instances'");
+      EXPECT_CONTAINS(e, "1 to 64");
+    }
+    std::ofstream(dir + "/variables.tsv") << "innodb_buffer_pool_instances\t4\n";
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 4\n");
   }
   // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
   // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).

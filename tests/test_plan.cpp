@@ -76,6 +76,10 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
                   "key 'choices.more[0].set.compute.cores': 'compute.cores' is already set by cpu");
   EXPECT_CONTAINS(load_error(plan_text("{threads: 4}")), "plan.yaml:2:9: key 'target': give tps, p99 or both");
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10}")), "plan.yaml:2:15: key 'target.tps'");
+  // Prices whose total is past a double: the costs were inf and ranked nothing.
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  a:\n    - {name: x, price_usd: 1e308, source: x}\n" +
+                             "  b:\n    - {name: y, price_usd: 1e308, source: x}\n"),
+                  "plan.yaml:14:28: key 'choices.b[0].price_usd': with this price the dearest configuration costs more than a number can hold");
 }
 
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {

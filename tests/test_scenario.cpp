@@ -176,6 +176,12 @@ TEST(ScenarioErrors, WrongType) {
   EXPECT_CONTAINS(e, "compute.cores");
   EXPECT_CONTAINS(e, "expected an integer");
   EXPECT_CONTAINS(error_of("compute: [1, 2]\n"), "expected a mapping");
+  // A quoted number is a string in YAML; it was read as the number.
+  e = error_of("compute:\n  cores: \"4\"\n");
+  EXPECT_CONTAINS(e, "bad.yaml:2:10: key 'compute.cores'");
+  EXPECT_CONTAINS(e, "is quoted, a string");
+  EXPECT_CONTAINS(error_of("compute: {core_speed: '1.5'}\n"), "key 'compute.core_speed': '1.5' is quoted");
+  EXPECT_NO_THROW(load_scenarios_from_text("compute: {cores: 4, core_speed: 1.5}\n", "ok.yaml"));
 }
 
 TEST(ScenarioErrors, BadUnitAndBareNumber) {
@@ -192,6 +198,16 @@ TEST(ScenarioErrors, OutOfRange) {
   EXPECT_CONTAINS(e, "bad.yaml:2:10");
   EXPECT_CONTAINS(e, "out of range");
   EXPECT_CONTAINS(error_of("workload: {fio: {bs: 1B}}"), "between 512B and 64MiB");
+}
+
+TEST(ScenarioErrors, ASizeThatCountsBytesIsAWholeNumberOfThem) {
+  // 4096.5B was taken as a block size; sizes such as 1.5GiB or 1.1GB are whole bytes and stay.
+  auto e = error_of("workload:\n  kind: fio\n  fio:\n    bs: 4096.5B\n");
+  EXPECT_CONTAINS(e, "bad.yaml:4:9: key 'workload.fio.bs'");
+  EXPECT_CONTAINS(e, "4096.5 bytes");
+  EXPECT_CONTAINS(error_of("database: {buffer_pool: 1.3GiB}\n"), "1395864371.2 bytes");
+  EXPECT_CONTAINS(error_of("{}", {{"compute.memory", "0.1B"}}), "whole number of bytes");
+  EXPECT_NO_THROW(load_scenarios_from_text("compute: {memory: 1.5GiB}\ndatabase: {buffer_pool: 1.1GB}\n", "ok.yaml"));
 }
 
 TEST(ScenarioErrors, BufferPoolLargerThanTheHostsMemory) {
@@ -375,6 +391,18 @@ TEST(ScenarioErrors, ADeviceDefinedTwiceIsRefused) {
     EXPECT_CONTAINS(std::string(err.what()), b + ":12:1");
     EXPECT_CONTAINS(std::string(err.what()), "already defined in " + a);
   }
+}
+
+TEST(ScenarioErrors, AnErrorInACatalogueFileSaysWhichScenarioLineNamedIt) {
+  // The catalogue's own file:line was all the message said: not which scenario (or which of its
+  // `catalogue:` entries) pulled the file in.
+  const std::string good = poolsim::testing::write_temp("catalogue_good.yaml", "{}\n");
+  const std::string bad = poolsim::testing::write_temp("catalogue_bad.yaml", "mydev:\n  kind: nvme\n  capacity: lots\n");
+  auto e = error_of("name: x\ncatalogue:\n  - " + good + "\n  - " + bad + "\n");
+  EXPECT_CONTAINS(e, bad + ":");
+  EXPECT_CONTAINS(e, "(catalogue named at bad.yaml:4)");
+  e = error_of("{}", {{"catalogue", "[" + bad + "]"}});
+  EXPECT_CONTAINS(e, "(catalogue named at --set catalogue=[" + bad + "])");
 }
 
 

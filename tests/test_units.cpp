@@ -106,6 +106,23 @@ TEST(PositionRing, PositionsSurviveGrowthAndWrapAndMatchADeque) {
   EXPECT_GT(ring.begin(), 0xff000000u);  // and its positions wrapped past 0
 }
 
+TEST(Utf8, AUtf16OrUtf32TextIsSaidToBeOne) {
+  // A YAML file saved as UTF-16 was refused with a hint about Latin-1.
+  using namespace std::string_literals;
+  for (const auto& [text, encoding] : {std::pair{"\xFF\xFEn\0a\0"s, "UTF-16"}, {"\xFE\xFF\0n\0a"s, "UTF-16"},
+                                       {"\xFF\xFE\0\0n\0\0\0"s, "UTF-32"}, {"\0\0\xFE\xFF\0\0\0n"s, "UTF-32"},
+                                       {"n\0a\0m\0e\0"s, "UTF-16LE"}, {"\0n\0a\0m\0e"s, "UTF-16BE"}}) {
+    try {
+      poolsim::require_utf8(text, "f.yaml");
+      ADD_FAILURE() << "not refused: " << encoding;
+    } catch (const poolsim::InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("f.yaml:1:1: the text is ") + encoding + ", not UTF-8"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("Latin-1"), std::string::npos);
+    }
+  }
+  EXPECT_NO_THROW(poolsim::require_utf8("\xEF\xBB\xBFname: x\n", "f.yaml"));  // UTF-8 with its mark
+}
+
 TEST(Utf8, FindsTheFirstByteThatIsNotWellFormed) {
   using poolsim::invalid_utf8_at;
   constexpr auto kNone = std::string_view::npos;

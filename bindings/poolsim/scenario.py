@@ -75,7 +75,7 @@ class Scenario:
             text, origin = source.text, source.origin
             base_dir, overrides = source.base_dir, tuple(source.overrides) + tuple(overrides)
         elif isinstance(source, Mapping):
-            text = yaml.safe_dump(_plain(source), sort_keys=False, default_flow_style=False)
+            text = yaml.dump(_plain(source), Dumper=_DictDumper, sort_keys=False, default_flow_style=False)
             origin = origin or "<dict>"
         elif isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
             path = os.fspath(source)
@@ -267,3 +267,17 @@ class _TextDumper(yaml.SafeDumper):
 
 
 _TextDumper.yaml_implicit_resolvers = {}
+
+
+class _DictDumper(yaml.SafeDumper):
+    """A dict's YAML with numbers given as text ("8", as to_dict() gives them) written as numbers: poolsim
+    refuses a quoted number where a number belongs, and safe_dump would quote them to keep them text."""
+
+    def represent_str(self, data):
+        tag = self.resolve(yaml.ScalarNode, data, (True, False))
+        if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+            return self.represent_scalar(tag, data)
+        return super().represent_str(data)
+
+
+_DictDumper.add_representer(str, _DictDumper.represent_str)

@@ -53,6 +53,9 @@ def test_scenario_sources(tmp_path, root):
     merged = poolsim.Scenario(root / "scenarios" / "default.yaml").set("database", {"checksum": "none"})
     doc = merged.to_dict()
     assert doc["database"]["checksum"] == "none" and doc["database"]["profile"] == "greatsql-8.0"
+    # to_dict() gives every scalar as text: a Scenario of it writes "8" as a number, not a quoted
+    # string (which poolsim refuses where a number belongs).
+    assert poolsim.Scenario(doc, base_dir=str(root / "scenarios")).points()[0]["document"]["compute"]["count"] == 1
     assert merged.points()[0]["document"]["database"]["profile"] == "greatsql-8.0"
     one_thread = poolsim.Scenario(root / "scenarios" / "default.yaml").set("workload.threads", 8)
     assert "workload.threads" not in one_thread.to_dict().get("sweep", {})

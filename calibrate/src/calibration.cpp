@@ -1069,7 +1069,14 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // the version divides the pool (variables.tsv, else meta.yaml's server section).
   long instances = 1;
   if (buffer_pool_instances_apply(product, version)) {
-    auto v = t.variables.find("innodb_buffer_pool_instances");
+    const std::string variable = "innodb_buffer_pool_instances";
+    auto v = t.variables.find(variable);
+    // A value no server has (it takes 1 to 64) is the trace's error, named at its line: the scenario
+    // built from the trace would name only itself. Text there is no count either.
+    if (auto line = t.variable_lines.find(variable); line != t.variable_lines.end() &&
+        (v == t.variables.end() || v->second != std::round(v->second) || v->second < 1 || v->second > 64))
+      throw InputError({(std::filesystem::path(t.dir) / "variables.tsv").string(), line->second, 0}, variable,
+                       "expected a whole number of instances from 1 to 64 (as the server takes)");
     if (v != t.variables.end()) {
       instances = std::lround(v->second);
       y << "  buffer_pool_instances: " << instances << "\n";

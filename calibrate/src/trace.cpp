@@ -18,6 +18,8 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "core/input_file.h"
+#include "core/utf8.h"
 #include "core/units.h"  // format_quantity
 #include "scenario/scenario.h"  // parse_yaml, is_server_version
 #include "scenario/schema.h"
@@ -37,12 +39,13 @@ std::vector<std::string> tab_fields(const std::string& line) {
   return f;
 }
 
+// A trace's text file, read as every other input is: within the input bound (a trace file that is a
+// link to /dev/zero, or a capture gone wrong, would be read until memory ran out) and UTF-8 (a name or
+// line from it reaches the JSON outputs and the messages).
 std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot read the file");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text = read_input_text(path, {path, 0, 0}, "");
+  require_utf8(text, path);
+  return text;
 }
 
 const Spec& meta_schema() {
@@ -60,19 +63,19 @@ const Spec& meta_schema() {
                                  {"duration_s", integer(1.0, 1e7)},
                                  {"rate", with_default(real(0.0, 1e9), "0")},
                                  {"skip_trx", with_default(boolean(), "false")}}, "", true))},
-      {"server", required(map({{"buffer_pool", required(quantity(Dimension::Bytes, 0.0, std::nullopt, "", true))},
+      {"server", required(map({{"buffer_pool", required(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "", true)))},
                                {"flush_log_at_trx_commit", with_default(integer(0.0, 2.0), "1")},
                                {"doublewrite", with_default(boolean(), "true")},
                                {"binlog", with_default(boolean(), "false")},
                                {"sync_binlog", with_default(integer(0.0, 1e9), "0")},
                                {"io_capacity", with_default(integer(1.0, 1e9), "200")},
                                {"io_capacity_max", integer(1.0, 1e9)},
-                               {"log_file_size", quantity(Dimension::Bytes, 0.0, std::nullopt)},
+                               {"log_file_size", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))},
                                // innodb_flush_method's Unix values: O_DIRECT and O_DIRECT_NO_FSYNC bypass the OS page cache
                                // for the data files, fsync and O_DSYNC read and write them through it (a typo would be
                                // read as O_DIRECT, the default, and change the prediction silently)
                                {"flush_method", with_default(one_of({"O_DIRECT", "O_DIRECT_NO_FSYNC", "fsync", "O_DSYNC"}), "O_DIRECT")}}, "", true))},
-      {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", quantity(Dimension::Bytes, 0.0, std::nullopt)}}, "", true))},
+      {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))}}, "", true))},
       {"storage", required(map({{"kind", required(one_of({"nvme", "sata", "pcie-flash", "tmpfs", "virtual-disk", "nvmeof"}))},
                                 {"device", string()}, {"fs", string()},
                                 {"queues", integer(1.0, 1e5)},            // the device's request queues (/sys/block/DEV/mq)
@@ -419,8 +422,11 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
     if (lines) (*lines)[name] = n;
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
     // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
-    // SHOW STATUS (`counters`) a value that starts as a number is a counter and must be one: "12abc",
-    // NaN or a count beyond 64 bits would be read as a wrong figure.
+    // SHOW STATUS (`counters`) NaN or a count beyond 64 bits would be read as a wrong figure, and an
+    // InnoDB value (every status poolsim reads is one) that starts as a number must be one ("12abc").
+    // Other statuses may be text that starts like a number: MySQL 8.0's Rsa_public_key
+    // ("-----BEGIN PUBLIC KEY-----\n..."), Mysqlx_address ("127.0.0.1"); check_status_snapshots still
+    // refuses one that is a number in the other snapshot.
     const bool numeric_start = !value.empty() && (std::isdigit(static_cast<unsigned char>(value[0])) || value[0] == '-' || value[0] == '+' || value[0] == '.');
     const bool non_finite_word = value == "nan" || value == "NaN" || value == "NAN" || value == "inf" || value == "-inf" || value == "Infinity";
     char* end = nullptr;
@@ -436,7 +442,8 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
       std::strtoull(value.c_str(), nullptr, 10);
       beyond_64_bits = errno == ERANGE;
     }
-    if (non_finite_word || (counters && numeric_start && (!whole || !std::isfinite(v) || beyond_64_bits)))
+    const bool innodb = name.rfind("Innodb_", 0) == 0;
+    if (non_finite_word || (counters && numeric_start && (whole ? !std::isfinite(v) || beyond_64_bits : innodb)))
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
     if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) != std::string::npos)
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a whole number: SHOW STATUS prints counters whole");
@@ -1011,7 +1018,7 @@ Trace load_trace(const std::string& dir) {
   }
   check_status_snapshots(t, before_lines, after_lines, log);
   auto variables = fs::path(dir) / "variables.tsv";
-  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false);
+  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false, &t.variable_lines);
 
   auto iostat = fs::path(dir) / "iostat.txt";
   if (fs::exists(iostat)) t.iostat = parse_iostat(slurp_present(iostat), iostat.string());

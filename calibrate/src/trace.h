@@ -114,6 +114,7 @@ struct Trace {
   SysbenchResult sysbench;
   std::map<std::string, double> status_before, status_after;
   std::map<std::string, double> variables;  // variables.tsv (SHOW GLOBAL VARIABLES), numeric ones, when recorded
+  std::map<std::string, int> variable_lines;  // every variable's line in variables.tsv, text ones too
   std::vector<FioResult> fio;
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters

@@ -224,6 +224,22 @@ CsvTable read_csv(const std::string& path) {
   return table;
 }
 
+// A cell mapped to a key is read as YAML, which drops what follows " #" as a comment (and an anchor
+// or tag before the value): "4 # x" set 4. A cell must read as itself.
+void require_one_value(const std::string& cell, const std::string& path, int line, const std::string& column) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(cell);
+  } catch (const YAML::Exception&) {
+    return;  // the scenario's load names it at this line
+  }
+  const std::size_t first = cell.find_first_not_of(" \t"), last = cell.find_last_not_of(" \t");
+  const std::string trimmed = first == std::string::npos ? std::string() : cell.substr(first, last - first + 1);
+  if (node.IsScalar() && node.Scalar() != trimmed)
+    throw InputError({path, line, 0}, column, "'" + cell + "' is not one value: YAML reads it as '" + node.Scalar() +
+                                                  "' (a comment, anchor, tag or quotes around it); write the value alone");
+}
+
 double parse_measured(const std::string& text, const std::string& path, int line, const std::string& column) {
   try {
     size_t used = 0;
@@ -516,6 +532,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     for (const auto& rule : rules) {
       const std::string& cell = cells[rule.index];
       if (!rule.key.empty()) {
+        require_one_value(cell, table_csv, table.lines[r], rule.column);
         overrides.push_back({rule.key, cell});
         params[rule.key] = cell;
         continue;

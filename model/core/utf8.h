@@ -41,10 +41,27 @@ inline std::size_t invalid_utf8_at(std::string_view text) {
   return std::string_view::npos;
 }
 
+// The encoding of a text that is UTF-16 or UTF-32 by its byte order mark, or UTF-16 by the NUL byte
+// beside its first ASCII character (a file saved as "Unicode" on Windows); nullptr otherwise.
+inline const char* wide_encoding_of(std::string_view text) {
+  auto starts = [&](std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; };
+  using namespace std::string_view_literals;
+  if (starts("\xFF\xFE\0\0"sv) || starts("\0\0\xFE\xFF"sv)) return "UTF-32";  // before UTF-16LE: its mark begins FF FE
+  if (starts("\xFF\xFE"sv) || starts("\xFE\xFF"sv)) return "UTF-16";
+  if (text.size() >= 2 && text[0] != '\0' && text[1] == '\0') return "UTF-16LE";
+  if (text.size() >= 2 && text[0] == '\0' && text[1] != '\0') return "UTF-16BE";
+  return nullptr;
+}
+
 // InputError at the line and column (in characters) of the first byte of `text` that is not UTF-8.
 // `first_line` is the line `text` starts on in `origin_name`.
 inline void require_utf8(std::string_view text, const std::string& origin_name, const std::string& key = "",
                          int first_line = 1) {
+  // Said as such: its first byte read as "not UTF-8" with a hint about Latin-1 that does not apply.
+  if (const char* encoding = wide_encoding_of(text))
+    throw InputError({origin_name, first_line, 1}, key,
+                     std::string("the text is ") + encoding + ", not UTF-8 (inputs must be UTF-8 text; convert it with iconv -f " + encoding +
+                         " -t utf-8)");
   const std::size_t bad = invalid_utf8_at(text);
   if (bad == std::string_view::npos) return;
   int line = first_line, column = 1;

@@ -121,9 +121,9 @@ SpecPtr ndb_spec() {
            {"recv_cpu_batched", quantity(Dimension::Seconds, 0.0, 1.0, "CPU per message that waited and came in in one call with others (overrides the preset)")},
        }, "The transporter")},
       {"message", map({
-           {"header", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per message"), "32B")},
-           {"request_row", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per row operation requested (key and attributes)"), "100B")},
-           {"data_row", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per row returned"), "200B")},
+           {"header", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per message")), "32B")},
+           {"request_row", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per row operation requested (key and attributes)")), "100B")},
+           {"data_row", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Per row returned")), "200B")},
        }, "Message sizes")},
   }, "MySQL NDB Cluster (workload kind ndb)");
 }

@@ -133,8 +133,14 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   read_sets(root["set"], "set", "the plan's set", plan.sets, plan.set_locations);
   const YAML::Node choices = root["choices"];
   if (choices.size() == 0) throw InputError(origin.locate("choices", choices), "choices", "give at least one axis of options");
+  // The dearest configuration's total: prices near 1e308 summed to inf, and every cost (and cost per
+  // TPS) past it compared equal, ranked nothing and printed as "inf".
+  double dearest_usd = 0;
   for (auto axis_it = choices.begin(); axis_it != choices.end(); ++axis_it) {
     PlanAxis axis;
+    double axis_dearest_usd = 0;
+    std::string dearest_path;
+    YAML::Node dearest_price;
     axis.name = axis_it->first.Scalar();
     std::string axis_path = "choices." + axis.name;
     if (axis_it->second.size() == 0) throw InputError(origin.locate(axis_path, axis_it->second), axis_path, "an axis needs at least one option");
@@ -148,10 +154,19 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       if (!names.insert(option.name).second)
         throw InputError(origin.locate(path + ".name", o["name"]), path + ".name", "option '" + option.name + "' appears twice on this axis");
       option.price_usd = o["price_usd"].as<double>();
+      if (i == 0 || option.price_usd > axis_dearest_usd) {
+        axis_dearest_usd = option.price_usd;
+        dearest_path = path + ".price_usd";
+        dearest_price = o["price_usd"];
+      }
       option.source = o["source"].Scalar();
       read_sets(o["set"], path + ".set", axis.name, option.sets, option.set_locations);
       axis.options.push_back(std::move(option));
     }
+    dearest_usd += axis_dearest_usd;
+    if (!std::isfinite(dearest_usd))
+      throw InputError(origin.locate(dearest_path, dearest_price), dearest_path,
+                       "with this price the dearest configuration costs more than a number can hold: prices are in US dollars");
     plan.axes.push_back(std::move(axis));
   }
   return plan;

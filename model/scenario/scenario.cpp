@@ -35,8 +35,8 @@ SpecPtr device_spec() {
       {"kind", required(one_of({"nvme", "sata", "pcie-flash", "ram", "virtual-disk"}, "Device class"))},
       {"description", string("What the entry models")},
       {"source", required(string("Where the figures come from: datasheet, review, fio trace (V: read in the source, U: commonly quoted)"))},
-      {"capacity", required(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Usable capacity", true))},
-      {"reference_block", with_default(quantity(Dimension::Bytes, 512.0, 16.0 * 1024 * 1024, "The IO size the latency and IOPS figures are quoted for"), "4KiB")},
+      {"capacity", required(whole_bytes(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Usable capacity", true)))},
+      {"reference_block", with_default(whole_bytes(quantity(Dimension::Bytes, 512.0, 16.0 * 1024 * 1024, "The IO size the latency and IOPS figures are quoted for")), "4KiB")},
       {"read_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Random read latency of a reference block at queue depth 1, as fio measures it", true))},
       {"read_service", with_default(quantity(Dimension::Seconds, 0.0, 1.0, "Time a unit is busy per reference read (0: read_latency less the interface time; the rest of read_latency is a delay that occupies nothing)"), "0us")},
       {"read_transfer_rate", with_default(quantity(Dimension::BytesPerSecond, 0.0, kMaxDeviceBandwidthBps, "Per-unit transfer rate for the part of a read beyond the reference block (0: none)"), "0B/s")},
@@ -46,8 +46,8 @@ SpecPtr device_spec() {
       {"write_bandwidth", required(quantity(Dimension::BytesPerSecond, 0.0, kMaxDeviceBandwidthBps, "Interface bandwidth, host to device", true))},
       {"write_latency", required(quantity(Dimension::Seconds, 0.0, 1.0, "Write acknowledge latency of a reference block at queue depth 1", true))},
       {"write_iops", required(quantity(Dimension::PerSecond, 0.0, kMaxDeviceIops, "Steady-state random write rate in reference blocks over the full span (every block valid): the write buffer drains at this rate (with raw_capacity: at the rate the data held allows), and each write programs a unit for units / drain rate per reference block", true))},
-      {"write_cache", with_default(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Write-back buffer"), "0B")},
-      {"raw_capacity", with_default(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Flash behind the usable capacity (over-provisioning included). With it, write_iops is read as the full-span rate and the drain rate follows garbage collection's write amplification at the data the device holds (storage.valid_data); 0: unknown, the drain rate stays write_iops"), "0B")},
+      {"write_cache", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Write-back buffer")), "0B")},
+      {"raw_capacity", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, kMaxDeviceBytes, "Flash behind the usable capacity (over-provisioning included). With it, write_iops is read as the full-span rate and the drain rate follows garbage collection's write amplification at the data the device holds (storage.valid_data); 0: unknown, the drain rate stays write_iops")), "0B")},
       {"flush_latency", required(quantity(Dimension::Seconds, 0.0, 10.0, "Flush (fsync) command latency on an empty buffer"))},
       {"power_loss_protection", with_default(boolean("A flush need not wait for the buffer to drain"), "false")},
       {"flush_blocks_io", with_default(boolean("A flush is not a queued command: it waits for the requests in flight and holds back those issued while it runs (SATA's non-NCQ FLUSH CACHE; a virtual disk whose host serves the flush)"), "false")},
@@ -78,14 +78,14 @@ SpecPtr build_scenario_schema() {
            {"cores", with_default(integer(1.0, 4096.0, "Cores per compute node"), "2")},
            {"core_speed", with_default(real(0.0, 100.0, "Core speed relative to the calibration host's core", true), "1.0")},
            {"frequency", quantity(Dimension::Hertz, 0.0, std::nullopt, "Nominal clock (informative)", true)},
-           {"memory", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Memory per compute node", true), "24GiB")},
+           {"memory", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Memory per compute node", true)), "24GiB")},
            {"background_load", with_default(real(0.0, 4096.0, "Cores kept busy by other processes (a measured neighbour load)"), "0")},
        }, "Compute nodes (database servers, no local data disk in pool mode)")},
       {"storage", map({
            {"kind", with_default(one_of({"local", "pool"}, "local: a device in each compute node; pool: a striped volume on storage nodes over the fabric"), "local")},
            {"device", with_default(string("Device model (catalogue name) of the local case"), "pcie4-nvme-tlc")},
            {"devices", with_default(integer(1.0, 64.0, "Local devices per compute node, striped into one volume (RAID0) when more than one"), "1")},
-           {"stripe", with_default(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit (chunk) of the local devices (Linux md's default, U: mdadm 3.1+)"), "512KiB")},
+           {"stripe", with_default(whole_bytes(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit (chunk) of the local devices (Linux md's default, U: mdadm 3.1+)")), "512KiB")},
            {"valid_data", with_default(one_of({"database", "full"}, "What the SSDs hold as valid data, which sets garbage collection's write amplification and so how fast their write buffers drain (devices with raw_capacity). database: only the database's files (a file system made on a discarded device: mkfs.xfs and mke2fs discard the whole device by default); full: every block (a device filled and never trimmed: the datasheets' steady state)"), "database")},
            {"nodes", seq(map({
                 {"name", required(string("Storage node name"))},
@@ -98,7 +98,7 @@ SpecPtr build_scenario_schema() {
            {"volume", map({
                 {"nodes", seq(string(), "Storage nodes the volume spans (default: all)")},
                 {"devices_per_node", with_default(integer(0.0, 1024.0, "Devices used on each node (0: all)"), "0")},
-                {"stripe", with_default(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit"), "64KiB")},
+                {"stripe", with_default(whole_bytes(quantity(Dimension::Bytes, 4096.0, std::nullopt, "Stripe unit")), "64KiB")},
             }, "The volume each compute node uses in pool mode")},
        }, "Where the data lives")},
       {"fabric", map({
@@ -142,19 +142,19 @@ SpecPtr build_scenario_schema() {
             }, "Where sysbench runs")},
            {"fio", map({
                 {"rw", with_default(one_of({"randread", "randwrite", "randrw"}, "IO pattern"), "randread")},
-                {"bs", with_default(quantity(Dimension::Bytes, 512.0, 64.0 * 1024 * 1024, "Block size"), "16KiB")},
+                {"bs", with_default(whole_bytes(quantity(Dimension::Bytes, 512.0, 64.0 * 1024 * 1024, "Block size")), "16KiB")},
                 {"iodepth", with_default(integer(1.0, 65536.0, "IOs in flight per job"), "1")},
                 {"numjobs", with_default(integer(1.0, 4096.0, "Jobs (per compute node)"), "1")},
                 {"rwmixread", with_default(quantity(Dimension::Ratio, 0.0, 1.0, "Read share for randrw"), "70%")},
                 {"fsync", with_default(integer(0.0, 1e9, "fsync after this many writes (0: never)"), "0")},
-                {"span", with_default(quantity(Dimension::Bytes, 0.0, std::nullopt, "Address range (0B: whole device or volume)"), "0B")},
+                {"span", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Address range (0B: whole device or volume)")), "0B")},
                 {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "Open loop: Poisson arrivals per compute node (0/s: closed loop)"), "0/s")},
             }, "An fio-like job (libaio, direct IO)")},
        }, "What the clients do")},
       {"database", map({
            {"profile", with_default(string("Server profile: a name in scenarios/profiles/ or a path"), "mariadb-10.11")},
-           {"buffer_pool", with_default(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_buffer_pool_size"), "128MiB")},
-           {"page_size", with_default(quantity(Dimension::Bytes, 16384.0, 16384.0, "innodb_page_size (16 KiB only)"), "16KiB")},
+           {"buffer_pool", with_default(whole_bytes(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_buffer_pool_size")), "128MiB")},
+           {"page_size", with_default(whole_bytes(quantity(Dimension::Bytes, 16384.0, 16384.0, "innodb_page_size (16 KiB only)")), "16KiB")},
            {"old_blocks_pct", with_default(quantity(Dimension::Ratio, 0.05, 0.95, "innodb_old_blocks_pct"), "37%")},
            {"old_blocks_time", with_default(quantity(Dimension::Seconds, 0.0, 3600.0, "innodb_old_blocks_time"), "1s")},
            {"io_capacity", with_default(integer(100.0, 1e9, "innodb_io_capacity"), "200")},
@@ -163,7 +163,7 @@ SpecPtr build_scenario_schema() {
            {"max_dirty_pages_pct", with_default(quantity(Dimension::Ratio, 0.0, 0.999, "innodb_max_dirty_pages_pct"), "90%")},
            {"max_dirty_pages_pct_lwm", with_default(quantity(Dimension::Ratio, 0.0, 0.999, "innodb_max_dirty_pages_pct_lwm"), "10%")},
            {"adaptive_flushing_lwm", with_default(quantity(Dimension::Ratio, 0.0, 0.7, "innodb_adaptive_flushing_lwm"), "10%")},
-           {"log_file_size", with_default(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_log_file_size"), "48MiB")},
+           {"log_file_size", with_default(whole_bytes(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_log_file_size")), "48MiB")},
            {"log_files_in_group", with_default(integer(1.0, 100.0, "innodb_log_files_in_group"), "2")},
            {"flush_log_at_trx_commit", with_default(integer(0.0, 2.0, "innodb_flush_log_at_trx_commit"), "1")},
            {"doublewrite", with_default(boolean("innodb_doublewrite"), "true")},
@@ -177,7 +177,7 @@ SpecPtr build_scenario_schema() {
            {"buffer_pool_instances", with_default(integer(1.0, 64.0, "innodb_buffer_pool_instances: the LRU flush keeps lru_scan_depth pages free per instance, in batches of one instance each. Applied as given, whatever the profile's product: MySQL 5.6-8.0 and MariaDB <= 10.4 divide the pool, MariaDB 10.5+ has one instance whatever the setting (leave it at 1 for such a server; validate sets it from a trace only where the server divides the pool)"), "1")},
            {"doublewrite_files", with_default(integer(0.0, 256.0, "Doublewrite batches in flight at once: MySQL 5.7 and MariaDB have one shared doublewrite buffer (1), MySQL 8.0.20+ innodb_doublewrite_files; 0: no limit"), "0")},
            {"flush_method", with_default(one_of({"O_DIRECT", "fsync"}, "innodb_flush_method: O_DIRECT opens the data files past the OS page cache (MariaDB 10.6+ default); fsync reads and writes them through it (MySQL 5.x and MariaDB <= 10.5 default), so a buffer-pool miss the page cache holds is a memory copy, not a device read"), "O_DIRECT")},
-           {"page_cache", with_default(with_keywords(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool"), {"auto"}), "auto")},
+           {"page_cache", with_default(with_keywords(whole_bytes(quantity(Dimension::Bytes, 16384.0, std::nullopt, "With flush_method fsync: the OS page cache's capacity for the data files; auto: the compute node's memory less the buffer pool")), {"auto"}), "auto")},
            {"page_splits_per_row_change", with_default(with_keywords(real(0.0, 100.0, "B-tree page splits per row changed: the data set's age (a freshly loaded sysbench set splits its packed index k at most inserts; an aged one rarely), which sets the redo split pages add (the profile's redo_bytes_per_page_split); profile: the profile's figure. validate sets it from a trace's Innodb_buffer_pool_pages_split"), {"profile"}), "profile")},
            {"flush_neighbors", with_default(integer(0.0, 2.0, "innodb_flush_neighbors: a page flushed also writes the dirty pages of its 64-page area, 1 the contiguous run around it, 2 all of them (LRU flushes take only old pages, and free them too); 0: off. Defaults: MySQL 8.0 0, MySQL 5.7 and MariaDB 1 (MariaDB only on devices it finds rotational: the profile's flush_neighbors_devices)"), "0")},
        }, "The database server (InnoDB)")},
@@ -453,7 +453,19 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
       std::filesystem::path p(f.Scalar());
       extra.push_back(p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string());
     }
-  s.devices = load_device_catalogue(extra);
+  try {
+    s.devices = load_device_catalogue(extra);
+  } catch (const InputError& e) {
+    // An error inside a catalogue file names that file; the scenario line that pulled it in is the
+    // other half of the story (several scenarios may share a catalogue, or name the wrong one).
+    for (std::size_t i = 0; i < extra.size(); ++i)
+      if (e.where().file == extra[i]) {
+        const SourceLocation named = origin.locate("catalogue[" + std::to_string(i) + "]", raw["catalogue"][i]);
+        const std::string at = named.file + (named.line > 0 ? ":" + std::to_string(named.line) : std::string());
+        throw InputError(e.where(), e.key(), e.detail() + " (catalogue named at " + at + ")");
+      }
+    throw;
+  }
   if (doc["devices"])
     for (auto it = doc["devices"].begin(); it != doc["devices"].end(); ++it) {
       const std::string name = it->first.Scalar(), path = "devices." + name;

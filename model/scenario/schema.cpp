@@ -55,6 +55,21 @@ void check_range(double value, const Spec& spec, const std::string& text, const 
     throw InputError(origin.locate(path, node), path, "value " + text + " is out of range: must be " + describe_range(spec));
 }
 
+// A quoted scalar (yaml-cpp tags it "!") is a string in YAML: "4" where a number belongs is read as 4
+// by poolsim but as text by any other YAML reader (a JSON Schema check, a script editing the file).
+template <typename Fail>
+void reject_quoted_number(const YAML::Node& node, const Fail& fail) {
+  if (node.Tag() == "!") fail("'" + node.Scalar() + "' is quoted, a string: a number is written without quotes");
+}
+
+// A byte count with its fraction shown ("4096.5").
+std::string format_fraction(double bytes) {
+  std::ostringstream out;
+  out.precision(15);
+  out << bytes;
+  return out.str();
+}
+
 bool parse_integer(const std::string& text, long long* out) {
   std::istringstream in(text);
   in >> *out;
@@ -135,6 +150,11 @@ SpecPtr required(SpecPtr spec) {
   copy->required = true;
   return copy;
 }
+SpecPtr whole_bytes(SpecPtr spec) {
+  auto copy = std::make_shared<Spec>(*spec);
+  copy->whole_bytes = true;
+  return copy;
+}
 SpecPtr with_keywords(SpecPtr spec, std::vector<std::string> keywords) {
   auto copy = std::make_shared<Spec>(*spec);
   copy->keywords = std::move(keywords);
@@ -213,6 +233,7 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
       return;
     }
     case Kind::Int: {
+      reject_quoted_number(node, fail);
       long long value = 0;
       if (!parse_integer(text, &value)) fail("expected an integer, got '" + text + "'");
       // YAML readers disagree on "010" (yaml-cpp, as YAML 1.1, reads it as octal 8): refused rather than guessed.
@@ -225,6 +246,7 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
     case Kind::Real: {
       for (const auto& k : spec.keywords)
         if (k == text) return;
+      reject_quoted_number(node, fail);
       double value = 0;
       if (!parse_real(text, &value))
         fail("expected a number" + std::string(spec.keywords.empty() ? "" : " or " + spec.keywords.front()) + ", got '" + text + "'");
@@ -243,6 +265,10 @@ void validate(const YAML::Node& node, const Spec& spec, const Origin& origin, co
       auto value = parse_quantity(text, spec.dimension, &error);
       if (!value) fail(error);
       check_range(*value, spec, "'" + text + "'", origin, path, node);
+      // A block, page or memory of 4096.5 bytes exists nowhere (the model would round it somewhere,
+      // silently). The tolerance is the product's rounding: "1.1GB" is whole.
+      if (spec.whole_bytes && std::abs(*value - std::round(*value)) > 1e-12 * std::abs(*value))
+        fail("'" + text + "' is " + format_fraction(*value) + " bytes: a size here is a whole number of bytes");
       return;
     }
     default: return;

@@ -44,6 +44,8 @@ struct Spec {
   bool min_exclusive = false;
   // Quantity/Enum: extra literal words accepted (for example "auto").
   std::vector<std::string> keywords;
+  // Quantity in bytes that counts whole bytes (a block, a page, a memory), unlike a mean per event.
+  bool whole_bytes = false;
 
   const Spec* field(const std::string& name) const;
 };
@@ -63,6 +65,7 @@ SpecPtr quantity(Dimension dimension, std::optional<double> min, std::optional<d
 SpecPtr with_default(SpecPtr spec, std::string default_yaml);
 SpecPtr required(SpecPtr spec);
 SpecPtr with_keywords(SpecPtr spec, std::vector<std::string> keywords);
+SpecPtr whole_bytes(SpecPtr spec);
 
 // Where each node of a document came from: the file, and which dotted paths were set on the
 // command line (their marks point into the --set text, not the file).
