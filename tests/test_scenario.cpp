@@ -322,6 +322,20 @@ TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
       EXPECT_CONTAINS(std::string(e.what()), "empty step");
     }
   }
+  // YAML drops a comment: "4 # four" would set 4 cores silently.
+  for (const char* text : {"compute.cores=4 # four", "compute.cores=#4", "sweep.compute.cores=[1, 2]\t# two", "name=it's # 2",
+                           "database={checksum: 'none'} # c"}) {
+    try {
+      parse_override(text);
+      ADD_FAILURE() << "no error for --set " << text;
+    } catch (const InputError& e) {
+      EXPECT_CONTAINS(std::string(e.what()), "has a comment");
+    }
+  }
+  // A '#' inside quotes or without a blank before it is part of the value.
+  EXPECT_EQ(parse_override("name=\"run # 2\"").value, "\"run # 2\"");
+  EXPECT_EQ(parse_override("name='it''s # 2'").value, "'it''s # 2'");
+  EXPECT_EQ(parse_override("name=run#2").value, "run#2");
   auto e = error_of("{}", {parse_override("compute.cores=lots")});
   EXPECT_CONTAINS(e, "--set compute.cores=lots");
   EXPECT_CONTAINS(e, "expected an integer");

@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -1001,6 +1002,30 @@ std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::s
   return devices;
 }
 
+namespace {
+// Where a YAML comment starts in `text` (a '#' at its start or after a blank, outside quoted
+// scalars), or npos. A --set value is read as YAML, which drops the comment: "4 # four" would set 4.
+std::size_t yaml_comment_at(const std::string& text) {
+  char quote = 0;
+  char before = 0;  // the last character outside blanks and quoted scalars (0: none yet)
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote == '"' && c == '\\') {
+      ++i;  // an escaped character, the quote included
+    } else if (quote) {
+      if (c == quote) quote = 0;  // a single-quoted '' closes and reopens: the same state after both
+    } else if ((c == '"' || c == '\'') && (before == 0 || std::strchr("[{,:", before))) {
+      quote = c;  // a quote opens a scalar only where one starts ("it's" is plain text)
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
+      return i;
+    } else if (c != ' ' && c != '\t') {
+      before = c;
+    }
+  }
+  return std::string::npos;
+}
+}  // namespace
+
 Override parse_override(const std::string& text) {
   // Its value reaches the JSON output, which must be UTF-8 (the CLI's --set and the Python bindings'
   // overrides both come here).
@@ -1010,6 +1035,9 @@ Override parse_override(const std::string& text) {
   if (eq == std::string::npos || eq == 0)
     throw InputError({"--set " + text, 0, 0}, "", "expected --set path.to.key=value");
   Override o{text.substr(0, eq), text.substr(eq + 1)};
+  if (const std::size_t comment = yaml_comment_at(o.value); comment != std::string::npos)
+    throw InputError({"--set " + text, 0, 0}, o.path,
+                     "the value has a comment ('" + o.value.substr(comment) + "'), which YAML would drop: give the value alone, or quote it");
   // An empty step ("a..b", "a.", ".a") names no key: found here, not as a path that happens to load.
   if (o.path.front() == '.' || o.path.back() == '.' || o.path.find("..") != std::string::npos)
     throw InputError({"--set " + text, 0, 0}, o.path, "a key path has an empty step (a dot too many)");
