@@ -421,6 +421,22 @@ TEST(Cli, AValidationColumnSetsItsKeysAlone) {
           "column 'tps' is the measured tps");
   refused("two-figures.yaml", "  columns:\n    thr: {key: workload.threads}\n  measured: {tps: tps, qps: tps}\n", "9:",
           "column 'tps' is already the measured tps");
+  // A variant one column selects, setting a key another column sets: the column won (--set over
+  // variant) and the row ran at a mix neither column names. A variant's section mapping counts
+  // key by key, so a column setting another key of that section is fine.
+  const std::string variants = "variants:\n  big: {workload.threads: 8}\n  small-pool: {database: {buffer_pool: 32MiB}}\n";
+  auto with_variants = [&](const std::string& name, const std::string& columns) {
+    const std::string scenario = write_temp(name, head + variants + "validation:\n  columns:\n" + columns + "  measured: {tps: tps}\n");
+    return run_cli("validate --scenario " + scenario + " --table " + table);
+  };
+  auto r = with_variants("variant-key.yaml", "    kind: {values: {A: {variant: big}}}\n    thr: {key: workload.threads}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "columns.csv:2: key 'workload.threads': column 'thr' sets 'workload.threads', which variant 'big' (column 'kind') sets as 'workload.threads'");
+  r = with_variants("variant-section.yaml", "    kind: {values: {A: {variant: small-pool}}}\n    thr: {key: database}\n");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "which variant 'small-pool' (column 'kind') sets as 'database.buffer_pool'");
+  r = with_variants("variant-other-key.yaml", "    kind: {values: {A: {variant: small-pool}}}\n    thr: {key: workload.threads}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(Cli, AFigureTheWorkloadDoesNotReportIsNamedBeforeSimulating) {

@@ -429,6 +429,45 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
   return {{"rows", rows}, {"summary", summarise(rows)}};
 }
 
+namespace {
+// Whether two dotted scenario keys name the same setting, or one a section holding the other.
+bool keys_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 && (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+
+// The settings a variant's entry makes, a mapping given for a section split into its leaves (as the
+// loader applies it: key by key).
+void leaf_keys(const std::string& key, const YAML::Node& value, std::vector<std::string>& out) {
+  if (!value.IsMap()) {
+    out.push_back(key);
+    return;
+  }
+  for (auto k = value.begin(); k != value.end(); ++k) leaf_keys(key + "." + k->first.Scalar(), k->second, out);
+}
+
+// A row that selects a variant through one column and sets one of that variant's keys through
+// another: the column's value would win (--set over variant) and the row be simulated at a mix
+// that neither column names. Refused, as two columns setting one key are.
+void check_variant_keys(const YAML::Node& variants, const std::string& table_csv, int line,
+                        const std::map<std::string, std::string>& row_keys, const nlohmann::ordered_json& params) {
+  const auto chooser = row_keys.find("variant");
+  if (chooser == row_keys.end() || !variants || !variants.IsMap()) return;
+  const std::string name = params["variant"].get<std::string>();
+  const YAML::Node settings = variants[name];
+  if (!settings || !settings.IsMap()) return;  // an unknown variant is load_scenarios' error
+  std::vector<std::string> leaves;
+  for (auto k = settings.begin(); k != settings.end(); ++k) leaf_keys(k->first.Scalar(), k->second, leaves);
+  for (const auto& leaf : leaves)
+    for (const auto& [key, column] : row_keys)
+      if (column != chooser->second && keys_overlap(leaf, key))
+        throw InputError({table_csv, line, 0}, key,
+                         "column '" + column + "' sets '" + key + "', which variant '" + name + "' (column '" +
+                             chooser->second + "') sets as '" + leaf + "': give each key one column");
+}
+}  // namespace
+
 nlohmann::ordered_json validate_table(const std::string& scenario_file, const std::string& table_csv,
                                       const ValidationOptions& options) {
   std::vector<Override> base;
@@ -436,7 +475,9 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
   // The file's own point (its sweep ignored) carries the mapping in `validation:`.
   load_scenarios(scenario_file, base, false);  // validates the file, `validation:` included
   // The file's own nodes keep their line and column for errors (the document with defaults does not).
-  const YAML::Node mapping = YAML::LoadFile(scenario_file)["validation"];
+  const YAML::Node file = YAML::LoadFile(scenario_file);
+  const YAML::Node mapping = file["validation"];
+  const YAML::Node variants = file["variants"];
   const schema::Origin origin{scenario_file, {}};
   if (!mapping || !mapping["measured"] || mapping["measured"].size() == 0)
     throw InputError({scenario_file, 1, 1}, "validation.measured",
@@ -528,6 +569,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     row["line"] = table.lines[r];
     std::vector<Override> overrides = base;
     nlohmann::ordered_json params = nlohmann::ordered_json::object();
+    std::map<std::string, std::string> row_keys;  // scenario key -> the column that set it in this row
     std::string skipped;
     for (const auto& rule : rules) {
       const std::string& cell = cells[rule.index];
@@ -535,6 +577,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
         require_one_value(cell, table_csv, table.lines[r], rule.column);
         overrides.push_back({rule.key, cell});
         params[rule.key] = cell;
+        row_keys[rule.key] = rule.column;
         continue;
       }
       YAML::Node chosen = rule.values[cell];
@@ -545,8 +588,10 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       for (auto k = chosen.begin(); k != chosen.end(); ++k) {
         overrides.push_back({k->first.Scalar(), k->second.Scalar()});
         params[k->first.Scalar()] = k->second.Scalar();
+        row_keys[k->first.Scalar()] = rule.column;
       }
     }
+    if (skipped.empty()) check_variant_keys(variants, table_csv, table.lines[r], row_keys, params);
     if (!skipped.empty()) {
       row["skipped"] = skipped;
       rows.push_back(row);
