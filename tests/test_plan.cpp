@@ -82,6 +82,14 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
                   "plan.yaml:14:28: key 'choices.b[0].price_usd': with this price the dearest configuration costs more than a number can hold");
 }
 
+// An option's key with an empty step: "" found the scenario's root and crashed the loader
+// (segmentation fault); "a." was refused as if the scenario file wrote it.
+TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {
+  for (const std::string key : {"''", "'compute.'", "'.compute.cores'", "'compute..cores'"})
+    EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {" + key + ": 4}}\n"),
+                    "plan.yaml:12:48: key 'choices.more[0].set." + key.substr(1, key.size() - 2) + "': a key path has an empty step");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");
