@@ -90,6 +90,12 @@ TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {
                     "plan.yaml:12:48: key 'choices.more[0].set." + key.substr(1, key.size() - 2) + "': a key path has an empty step");
 }
 
+// A thread count past an int: yaml-cpp's "bad conversion" named neither the file nor the key.
+TEST(PlanInput, AThreadCountPastTheScenariosRangeNamesTheTargetsKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 99999999999}")),
+                  "plan.yaml:2:30: key 'target.threads': value 99999999999 is out of range: must be between 1 and 100000");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");

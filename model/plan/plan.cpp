@@ -29,7 +29,7 @@ SpecPtr build_plan_schema() {
   auto target = map({{"tps", quantity(Dimension::PerSecond, 0.0, std::nullopt,
                                       "Transactions per second at or above (all compute nodes together)", true)},
                      {"p99", quantity(Dimension::Seconds, 0.0, std::nullopt, "99th percentile transaction latency at or below", true)},
-                     {"threads", integer(1, std::nullopt, "Client threads per compute node to serve (sets workload.threads)")}},
+                     {"threads", integer(1, 100000, "Client threads per compute node to serve (sets workload.threads)")}},
                     "What a configuration must achieve (tps, p99 or both)");
   return map({{"name", string("Plan name")},
               {"description", string("What the plan asks")},
