@@ -96,6 +96,26 @@ TEST(PlanInput, AThreadCountPastTheScenariosRangeNamesTheTargetsKey) {
                   "plan.yaml:2:30: key 'target.threads': value 99999999999 is out of range: must be between 1 and 100000");
 }
 
+// A section's mapping and a key inside it were different keys to the check: both were applied, and
+// the later won silently (option cpu=2c ran with the other axis's 1 core).
+TEST(PlanInput, AKeyInsideASectionAnotherSetsIsTheSameKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {compute: {cores: 1}}}\n"),
+                  "plan.yaml:12:48: key 'choices.more[0].set.compute': 'compute.cores' is already set by cpu");
+  std::string text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {storage: {kind: pool}}\n");
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:11:63: key 'choices.storage[2].set.storage.kind': 'storage.kind' is already set by the plan's set");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 8}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {workload: {threads: 4}}}\n"),
+                  "'workload.threads' is already set by target.threads");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {database: {io_capacity: 400}, database.io_capacity: 300}}\n"),
+                  "key 'choices.more[0].set.database.io_capacity': 'database.io_capacity' is already set by 'database' in this set");
+  // Different keys of one section do not meet: the plan's compute.memory and the cpu axis's compute.cores.
+  text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {compute: {memory: 64GiB}}\n");
+  auto plan = load_plan_from_text(text, "plan.yaml");
+  auto configs = configurations(plan);
+  EXPECT_EQ(configs[5].scenario.compute.cores, 2);
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");

@@ -115,6 +115,7 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   auto read_sets = [&](const YAML::Node& set, const std::string& set_path, const std::string& owner_name,
                        std::vector<Override>& sets, std::vector<SourceLocation>& locations) {
     if (!set) return;
+    std::vector<std::pair<std::string, std::string>> map_leaves;  // leaf -> the key of this map that writes it
     for (auto k = set.begin(); k != set.end(); ++k) {
       std::string key = k->first.Scalar(), key_path = set_path + "." + key, suggestion;
       // An empty key or step ("", "a.", "a..b") names no key: "" found the scenario's root and
@@ -124,10 +125,23 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
         throw InputError(origin.locate(key_path, k->first), key_path,
                          "sets a key the scenario does not have" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
-      auto owner = key_owner.find(key);
-      if (owner != key_owner.end() && owner->second != owner_name)
-        throw InputError(origin.locate(key_path, k->first), key_path, "'" + key + "' is already set by " + owner->second);
-      key_owner[key] = owner_name;
+      // Keys compare by what they write: `compute: {cores: 2}` sets compute.cores, and a key inside
+      // one another sets (`storage.nodes` against `storage: {nodes: ...}`) is the same setting. Two
+      // such settings were both applied, the later silently winning over the option it contradicts.
+      auto overlap = [](const std::string& a, const std::string& b) {
+        return a == b || a.rfind(b + ".", 0) == 0 || b.rfind(a + ".", 0) == 0;
+      };
+      for (const auto& leaf : leaf_paths(key, k->second)) {
+        for (const auto& [other, owner] : key_owner)
+          if (owner != owner_name && overlap(leaf, other))
+            throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by " + owner);
+        for (const auto& [other, other_key] : map_leaves)
+          if (other_key != key && overlap(leaf, other))
+            throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by '" + other_key + "' in this set");
+        map_leaves.emplace_back(leaf, key);
+      }
+      for (const auto& [leaf, leaf_key] : map_leaves)
+        if (leaf_key == key) key_owner[leaf] = owner_name;
       YAML::Emitter text;
       text << YAML::Flow << k->second;
       sets.push_back({key, text.c_str()});

@@ -1026,6 +1026,14 @@ std::size_t yaml_comment_at(const std::string& text) {
 }
 }  // namespace
 
+std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& value) {
+  std::vector<std::pair<std::string, YAML::Node>> leaves;
+  leaf_settings(path, value, leaves);
+  std::vector<std::string> paths;
+  for (const auto& leaf : leaves) paths.push_back(leaf.first);
+  return paths;
+}
+
 Override parse_override(const std::string& text) {
   // Its value reaches the JSON output, which must be UTF-8 (the CLI's --set and the Python bindings'
   // overrides both come here).
