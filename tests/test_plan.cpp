@@ -116,6 +116,17 @@ TEST(PlanInput, AKeyInsideASectionAnotherSetsIsTheSameKey) {
   EXPECT_EQ(configs[5].scenario.compute.cores, 2);
 }
 
+// Eight axes of ten options: 10^8 configurations, each a scenario loaded and held in memory (hours,
+// and gigabytes past the memory, before any output). Refused at load, as a sweep that large is.
+TEST(PlanInput, AProductOfAxesPastTheLimitIsRefusedBeforeLoadingAny) {
+  std::string text = "scenario: " + base_scenario() + "\ntarget: {tps: 10/s}\nchoices:\n";
+  for (int a = 0; a < 8; ++a) {
+    text += "  axis" + std::to_string(a) + ":\n";
+    for (int o = 0; o < 10; ++o) text += "    - {name: o" + std::to_string(o) + ", price_usd: 1, source: test fixture}\n";
+  }
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:4:3: key 'choices': the axes make 100000000 configurations, more than 100000");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");
