@@ -127,6 +127,14 @@ TEST(PlanInput, AProductOfAxesPastTheLimitIsRefusedBeforeLoadingAny) {
   EXPECT_CONTAINS(load_error(text), "plan.yaml:4:3: key 'choices': the axes make 100000000 configurations, more than 100000");
 }
 
+// A base scenario that cannot be read was named by its own path only, not by the plan's line.
+TEST(PlanInput, AScenarioThatCannotBeReadNamesThePlansLine) {
+  EXPECT_CONTAINS(load_error("target: {tps: 10/s}\nscenario: no-such-scenario.yaml\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  "plan.yaml:2:11: key 'scenario': cannot read file './no-such-scenario.yaml'");
+  EXPECT_CONTAINS(load_error("target: {tps: 10/s}\nscenario: .\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  "plan.yaml:2:11: key 'scenario': './.' is a directory, not a file");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");

@@ -99,6 +99,7 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   plan.name = root["name"] ? root["name"].Scalar() : std::filesystem::path(origin_name).stem().string();
   std::filesystem::path scenario = root["scenario"].Scalar();
   plan.scenario_file = scenario.is_absolute() ? scenario.string() : (std::filesystem::path(base_dir) / scenario).string();
+  plan.scenario_where = origin.locate("scenario", root["scenario"]);
   const YAML::Node target = root["target"];
   if (target["tps"]) plan.target.min_tps = to_quantity(target["tps"], Dimension::PerSecond);
   if (target["p99"]) plan.target.max_p99_s = to_quantity(target["p99"], Dimension::Seconds);
@@ -333,6 +334,9 @@ std::vector<Configuration> configurations(const Plan& plan) {
       c.scenario = std::move(points.front());
     } catch (const InputError& e) {
       // A value an option sets is wrong: name the option's key in the plan, not the --set it became.
+      // The scenario file itself cannot be read (missing, a directory, too large): the plan's line.
+      if (e.where().file == plan.scenario_file && e.where().line == 0 && e.key().empty())
+        throw InputError(plan.scenario_where, "scenario", e.detail());
       const std::string prefix = "--set ";
       if (e.where().file.rfind(prefix, 0) != 0) throw;
       std::string key = e.where().file.substr(prefix.size(), e.where().file.find('=') - prefix.size());
