@@ -180,7 +180,13 @@ std::string validate_table(const std::string& scenario_file, const std::string& 
 
 std::string render_validation_table(const std::string& json_text) {
 #ifdef POOLSIM_HAVE_VALIDATION
-  return poolsim::render_validation_table(ordered_json::parse(json_text));
+  // The text comes from Python (Validation.raw, which a caller may build or change): one that is not
+  // a validation document is a ValueError naming what is missing, not a read past its end.
+  try {
+    return poolsim::render_validation_table(ordered_json::parse(json_text));
+  } catch (const nlohmann::json::exception& e) {
+    throw py::value_error(std::string("poolsim: not a validation document ({\"rows\": [...], \"summary\": {...}}): ") + e.what());
+  }
 #else
   (void)json_text;
   throw_no_validation();

@@ -76,3 +76,12 @@ def test_calibrate_fits_a_flush_the_traces_did_not_measure(root):
     c = poolsim.calibrate(dirs, name="py-flush", duration=5, jobs=2)
     assert "flush latency of mdev-13845-sata" in c.report
     assert "flush_latency fitted by poolsim calibrate" in c.devices_yaml
+
+
+def test_a_validation_document_without_its_keys_is_a_value_error():
+    # Rendering read past the end of a document without "rows" or "summary": a segmentation fault
+    # of the interpreter (repr() of poolsim.Validation({}) in a notebook killed its kernel).
+    for raw in ({}, {"rows": []}, {"rows": [{"params": {}}], "summary": {}}, {"rows": 3, "summary": 3}):
+        with pytest.raises(ValueError, match="not a validation document"):
+            poolsim.Validation(raw).table
+    assert "poolsim.Validation" in repr(poolsim.Validation({}))  # the fallback, not a crash
