@@ -78,6 +78,14 @@ def test_calibrate_fits_a_flush_the_traces_did_not_measure(root):
     assert "flush_latency fitted by poolsim calibrate" in c.devices_yaml
 
 
+def test_a_duration_the_cli_refuses_is_a_value_error(root):
+    # NaN and negative durations failed the native layer's `> 0` test and ran uncapped without a word.
+    for duration in (float("nan"), -1.0, float("inf")):
+        with pytest.raises(ValueError, match="duration must be a finite number of seconds >= 0"):
+            poolsim.validate_table(root / "scenarios/seeds/ndb-rdma.yaml", root / "scenarios/seeds/ndb-rdma.csv",
+                                   duration=duration, jobs=1)
+
+
 def test_a_validation_document_without_its_keys_is_a_value_error():
     # Rendering read past the end of a document without "rows" or "summary": a segmentation fault
     # of the interpreter (repr() of poolsim.Validation({}) in a notebook killed its kernel).
