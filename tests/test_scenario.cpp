@@ -290,6 +290,16 @@ TEST(ScenarioErrors, YamlSyntaxErrorHasALine) {
   EXPECT_CONTAINS(e, "YAML syntax error");
 }
 
+// A NUL inside a plain scalar loaded without a word as something else ("a<NUL>b" became "a\bb "),
+// elsewhere as a bogus escape; YAML allows no control character but tab, line feed and return.
+TEST(ScenarioErrors, AControlCharacterIsRefusedAtItsLine) {
+  EXPECT_CONTAINS(error_of(std::string("name: a\0b\nworkload: {kind: fio}\n", 32)),
+                  "bad.yaml:1:8: a control character (byte 0x00), which YAML does not allow in a file");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nname: a\x1b[31mb\n"), "bad.yaml:2:8: a control character (byte 0x1B)");
+  // Tabs and CRLF line ends stay text YAML allows.
+  EXPECT_EQ(load_scenarios_from_text("name: a\tb\r\nworkload: {kind: fio}\r\n", "ok.yaml").front().name, "a\tb");
+}
+
 TEST(ScenarioErrors, DuplicateKeyIsRefusedWithBothLines) {
   // yaml-cpp keeps both entries and a lookup sees the first: the second value would be ignored.
   auto e = error_of("compute:\n  cores: 8\n  cores: 16\n");

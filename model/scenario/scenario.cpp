@@ -318,6 +318,18 @@ bool is_server_version(const std::string& version) {
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
   require_utf8(text, origin_name);  // names and values reach the JSON outputs, which must be UTF-8
+  // YAML allows no control character but tab, line feed and carriage return. yaml-cpp read a NUL
+  // inside a plain scalar as something else ("name: a<NUL>b" became "a\bb ") or as a bogus escape.
+  for (std::size_t i = 0, line = 1, line_start = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b == '\n') ++line, line_start = i + 1;
+    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", b);
+      throw InputError({origin_name, static_cast<int>(line), static_cast<int>(i - line_start + 1)}, "",
+                       std::string("a control character (byte ") + byte + "), which YAML does not allow in a file: remove it");
+    }
+  }
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
