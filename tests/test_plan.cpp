@@ -135,6 +135,17 @@ TEST(PlanInput, AScenarioThatCannotBeReadNamesThePlansLine) {
                   "plan.yaml:2:11: key 'scenario': './.' is a directory, not a file");
 }
 
+// A workload the bound cannot take was named as the scenario file without a line, even when the
+// plan's own set made it so.
+TEST(PlanInput, AWorkloadTheBoundCannotTakeNamesWhereItsKindComesFrom) {
+  std::string text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {workload.kind: fio}\n");
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:3:22: key 'set.workload.kind': poolsim plan bounds sysbench workloads only");
+  auto fio = write_temp("plan-fio.yaml", "compute: {cores: 2}\nworkload:\n  kind: fio\n");
+  EXPECT_CONTAINS(load_error("scenario: " + fio + "\ntarget: {tps: 10/s}\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  fio + ":3:9: key 'workload.kind': poolsim plan bounds sysbench workloads only (workload.kind is fio)");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");

@@ -359,7 +359,25 @@ std::vector<Configuration> configurations(const Plan& plan) {
     try {
       c.bound = throughput_bound(c.scenario);
     } catch (const std::invalid_argument& e) {
-      throw InputError({plan.scenario_file, 0, 0}, "workload.kind", e.what());
+      // Named where the kind comes from: a key of the plan that sets it, else the scenario's line.
+      auto sets_kind = [](const Override& o) {
+        for (const auto& leaf : leaf_paths(o.path, YAML::Load(o.value)))
+          if (leaf == "workload.kind" || leaf == "workload") return true;
+        return false;
+      };
+      for (size_t k = 0; k < plan.sets.size(); ++k)
+        if (sets_kind(plan.sets[k])) throw InputError(plan.set_locations[k], "set." + plan.sets[k].path, e.what());
+      for (size_t a = 0; a < plan.axes.size(); ++a) {
+        const auto& o = plan.axes[a].options[index[a]];
+        for (size_t k = 0; k < o.sets.size(); ++k)
+          if (sets_kind(o.sets[k]))
+            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + o.sets[k].path, e.what());
+      }
+      SourceLocation where{plan.scenario_file, 0, 0};
+      const YAML::Node& document = c.scenario.document;
+      if (document["workload"] && document["workload"]["kind"] && document["workload"]["kind"].Mark().line >= 0)
+        where = {plan.scenario_file, document["workload"]["kind"].Mark().line + 1, document["workload"]["kind"].Mark().column + 1};
+      throw InputError(where, "workload.kind", e.what());
     }
     out.push_back(std::move(c));
     bool advanced = false;
