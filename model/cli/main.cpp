@@ -64,6 +64,10 @@ void require_utf8_names(const std::vector<std::string>& paths, const std::string
 void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<Input>& inputs) {
   if (out.empty() || out == "-") return;
   std::error_code ec;
+  // A directory (or a path ending in '/') names no file: found here, before the work, not when the
+  // output is written (calibrate -o DIR/ fitted, then failed on a profile named "" in a temporary file).
+  if (out.back() == '/' || std::filesystem::is_directory(out, ec))
+    throw poolsim::InputError({option, 0, 0}, "", "'" + out + "' is a directory: name the file to write");
   const auto target = std::filesystem::canonical(out, ec);
   if (ec) return;  // not there yet: it cannot be an input
   for (const auto& input : inputs) {
