@@ -168,6 +168,19 @@ TEST(NdbErrors, AnOperationHoldingMoreRowsThanMemoryIsRefused) {
   EXPECT_CONTAINS(e, "key 'workload.mix[0].statements': operation type 'w' holds up to 10100 row operations at once");
 }
 
+// An operation longer than the measured window: ops_per_s 0 and a latency of 0.00 ms were printed
+// as a measurement, where sysbench and fio points warn that nothing completed.
+TEST(NdbRunWarnings, NoOperationCompletedIsAWarningNotAZeroLatency) {
+  auto s = scenario_from(with_mix("  load_generator: {threads: 1}\n",
+                                  "    - name: huge\n      statements:\n        - {tables: 64, rows: 100000}\n",
+                                  "simulation: {warmup: 10ms, batch: 10ms, min_batches: 2, max_duration: 50ms}\n"));
+  auto r = run_points({s}, 1).front();
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["business_operations"], 0);
+  ASSERT_TRUE(r.contains("warnings")) << r.dump();
+  EXPECT_CONTAINS(r["warnings"][0].get<std::string>(), "no business operation completed in the measured");
+}
+
 TEST(NdbSchema, PresetsFollowTheTransporterKind) {
   auto s = scenario_from(with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", ""));
   auto tcp = parse_ndb_config(s.document, s.document, schema::Origin{"x", {}});
