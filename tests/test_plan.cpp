@@ -91,6 +91,11 @@ TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {
 }
 
 // A thread count past an int: yaml-cpp's "bad conversion" named neither the file nor the key.
+// A p99 past a double in milliseconds: the JSON said "p99_ms": null (no target), the table "inf ms".
+TEST(PlanInput, AP99PastWhatMillisecondsHoldNamesItsKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{p99: 1e306s}")), "plan.yaml:2:15: key 'target.p99': '1e306s' is more milliseconds than a number can hold");
+}
+
 TEST(PlanInput, AThreadCountPastTheScenariosRangeNamesTheTargetsKey) {
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 99999999999}")),
                   "plan.yaml:2:30: key 'target.threads': value 99999999999 is out of range: must be between 1 and 100000");

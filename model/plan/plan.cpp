@@ -103,6 +103,9 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   const YAML::Node target = root["target"];
   if (target["tps"]) plan.target.min_tps = to_quantity(target["tps"], Dimension::PerSecond);
   if (target["p99"]) plan.target.max_p99_s = to_quantity(target["p99"], Dimension::Seconds);
+  // Reported in milliseconds: past a double there, the JSON gave "p99_ms": null (no target) and the table "inf ms".
+  if (!std::isfinite(plan.target.max_p99_s * 1e3))
+    throw InputError(origin.locate("target.p99", target["p99"]), "target.p99", "'" + target["p99"].Scalar() + "' is more milliseconds than a number can hold");
   if (target["threads"]) {
     plan.target.threads = target["threads"].as<int>();
     plan.target.threads_where = origin.locate("target.threads", target["threads"]);
