@@ -356,6 +356,15 @@ TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
   EXPECT_CONTAINS(e, "expected a mapping (--set simulation.max_duration goes inside it)");
 }
 
+// A sweep's or a variant's key with an empty step ("", "compute.") passed the key check (the schema
+// lookup took "" for the whole scenario) and failed later without a line: "bad.yaml: unknown key ''".
+TEST(ScenarioErrors, ASweepOrVariantKeyWithAnEmptyStepIsNamedAtItsLine) {
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nsweep: {\"\": [1]}\n"), "bad.yaml:2:9: key 'sweep.': sweeps a key the scenario does not have");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nsweep: {compute.: [1]}\n"), "bad.yaml:2:9: key 'sweep.compute.': sweeps a key the scenario does not have");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nvariants: {a: {\"\": 1}}\nvariant: a\n"),
+                  "bad.yaml:2:16: key 'variants.a.': a variant sets a key the scenario does not have");
+}
+
 TEST(ScenarioErrors, SweepOfAnUnknownKeyOrBadValue) {
   auto e = error_of("sweep:\n  workload.fio.iodepht: [1, 2]\n");
   EXPECT_CONTAINS(e, "bad.yaml:2:3");
