@@ -236,6 +236,11 @@ TEST(Cli, ATraceGivenTwiceToCalibrateAndContradictoryPlanFlagsAreErrors) {
   r = run_cli("plan " + plan + " --bounds-only --cheapest-only");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.out + r.err, "excludes");
+  // A table has no fio jobs to remeasure devices from: the flag was ignored without a word.
+  const std::string seed = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/ndb-rdma";
+  r = run_cli("validate --scenario " + seed + ".yaml --table " + seed + ".csv --remeasured-devices");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.out + r.err, "--remeasured-devices excludes --table");
 }
 
 // The foundation issue's "done when": queueing shows (latency rises with depth past the device's
