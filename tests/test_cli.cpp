@@ -241,6 +241,10 @@ TEST(Cli, ATraceGivenTwiceToCalibrateAndContradictoryPlanFlagsAreErrors) {
   r = run_cli("validate --scenario " + seed + ".yaml --table " + seed + ".csv --remeasured-devices");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.out + r.err, "--remeasured-devices excludes --table");
+  // --devices neither: the table's scenario names its own catalogue, and the file was not even read.
+  r = run_cli("validate --scenario " + seed + ".yaml --table " + seed + ".csv --devices " + seed + ".csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.out + r.err, "--devices excludes --table");
 }
 
 // The foundation issue's "done when": queueing shows (latency rises with depth past the device's

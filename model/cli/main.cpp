@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand(
       "validate", "Simulate what was measured (trace directories, or a published table through a scenario) and compare");
   auto* profile_opt = validate->add_option("--profile", validation.profile, "Profile YAML (traces: required)")->check(CLI::ExistingFile);
-  validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)")->check(non_empty_path);
+  auto* devices_opt = validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)")->check(non_empty_path);
   auto* remeasured_flag = validate->add_flag("--remeasured-devices", validation.remeasured_devices,
                      "Take each trace's device figures from its own fio jobs, keeping the profile's fitted host CPU (a host that moved)");
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
@@ -286,6 +286,7 @@ int main(int argc, char** argv) {
   table_opt->needs(scenario_opt);
   dirs_opt->excludes(table_opt);
   remeasured_flag->excludes(table_opt);  // a table has no fio jobs: the flag was ignored without a word
+  devices_opt->excludes(table_opt);      // a table's scenario names its own catalogue: --devices was ignored, unread
   // Each gate is kept only when given: 0 is a real threshold, not "off".
   double max_error = 0, max_point_error = 0, max_p95_error = 0;
   auto* max_error_opt = validate->add_option("--max-error", max_error, "Exit 1 when the median |TPS error| exceeds this percentage (0: any error fails; no row to compare fails)")
