@@ -93,3 +93,14 @@ def test_a_validation_document_without_its_keys_is_a_value_error():
         with pytest.raises(ValueError, match="not a validation document"):
             poolsim.Validation(raw).table
     assert "poolsim.Validation" in repr(poolsim.Validation({}))  # the fallback, not a crash
+
+
+def test_save_writes_the_profile_and_its_devices_together_or_neither(tmp_path):
+    # The profile was replaced before the devices file failed (here a directory in its place).
+    profile = tmp_path / "p.yaml"
+    profile.write_text("old\n")
+    (tmp_path / "p-devices.yaml").mkdir()
+    with pytest.raises(OSError):
+        poolsim.Calibration("name: new\n", "{}\n", "report").save(profile)
+    assert profile.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p-devices.yaml", "p.yaml"]
