@@ -223,6 +223,8 @@ def _write_whole(path: str | os.PathLike, text: str) -> None:
     written beside it and renamed onto it. (Opened first, a scenario whose YAML could not be made
     emptied the file it was to replace.)"""
     path = os.fspath(path)
+    if os.path.islink(path):  # the file the link names, as the CLI's --out (a rename would replace the link)
+        path = os.path.realpath(path)
     tmp = path + ".tmp-poolsim"
     try:
         with open(tmp, "w", encoding="utf-8") as f:
