@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "core/input_file.h"
 #include "test_support.h"
+#include "sim/output.h"
 #include "sim/statistics.h"
 #include "trace.h"
 #include "validation.h"
@@ -540,6 +541,28 @@ TEST(Calibrate, AFixedRateTraceGetsAScenarioTheSimulatorAccepts) {
   EXPECT_CONTAINS(yaml, "  rate: 50/s\n");
   EXPECT_EQ(yaml.find("warmup_threads"), std::string::npos);
   EXPECT_NO_THROW(load_scenarios_from_text(yaml, "rate-trace"));
+}
+
+// Names and paths were written into YAML raw: a profile named "a: b", a trace directory "#x" or
+// "a: b" and paths with ': ' or '"' made YAML that did not parse ("illegal map value") or read as
+// something else ("#x" as no name), reported at a temporary file.
+TEST(Calibrate, NamesAndPathsThatAreNotPlainYamlStayText) {
+  std::filesystem::create_directories(temp_path("odd: set"));
+  const std::string hash = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "odd: set/#x");
+  const std::string colon = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "odd: set/a: b");
+  const auto fit = calibrate({load_trace(hash)}, "a: b");
+  EXPECT_EQ(YAML::Load(fit.profile_yaml)["name"].Scalar(), "a: b");
+  const YAML::Node devices = YAML::Load(fit.devices_yaml);
+  ASSERT_TRUE(devices["local-vm-virtual-disk"]) << fit.devices_yaml;  // the trace's capture.trace_set names it
+  EXPECT_EQ(devices["local-vm-virtual-disk"]["description"].Scalar(), "fitted from #x/fio");
+  const std::string profile = temp_path("odd: set/pro\"file.yaml"), catalogue = temp_path("odd: set/pro\"file-devices.yaml");
+  write_outputs({{profile, fit.profile_yaml}, {catalogue, fit.devices_yaml}});
+  for (const auto& dir : {hash, colon}) {
+    const auto points = load_scenarios_from_text(scenario_for_trace(load_trace(dir), profile, {catalogue}, 5), "trace-scenario");
+    EXPECT_EQ(points.front().name, std::filesystem::path(dir).filename().string());
+    EXPECT_EQ(points.front().storage.device, "local-vm-virtual-disk");
+  }
+  EXPECT_CONTAINS(error_of([&] { calibrate({load_trace(hash)}, ""); }), "key 'name': the profile needs a name");
 }
 
 TEST(Trace, AMalformedSummaryOrIntervalLineIsNamedWhereItIs) {

@@ -193,7 +193,12 @@ TEST(Cli, OutFollowsALinkAndRefusesADirectory) {
   std::filesystem::create_directories(dir);
   r = run_cli("run " + good + " --format csv --out " + dir);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_CONTAINS(r.err, "it is a directory");
+  EXPECT_CONTAINS(r.err, "--out: '" + dir + "' is a directory: name the file to write");
+  // calibrate -o DIR/ fitted the traces, then failed on a profile named "" in a temporary file.
+  r = run_cli("calibrate " + std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4 -o " + dir + "/");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "-o: '" + dir + "/' is a directory: name the file to write");
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
   r = run_cli("run " + good + " --format csv --out " + temp_path("no-such-dir") + "/x.csv");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "No such file or directory");
@@ -231,6 +236,15 @@ TEST(Cli, ATraceGivenTwiceToCalibrateAndContradictoryPlanFlagsAreErrors) {
   r = run_cli("plan " + plan + " --bounds-only --cheapest-only");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.out + r.err, "excludes");
+  // A table has no fio jobs to remeasure devices from: the flag was ignored without a word.
+  const std::string seed = std::string(POOLSIM_SOURCE_DIR) + "/scenarios/seeds/ndb-rdma";
+  r = run_cli("validate --scenario " + seed + ".yaml --table " + seed + ".csv --remeasured-devices");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.out + r.err, "--remeasured-devices excludes --table");
+  // --devices neither: the table's scenario names its own catalogue, and the file was not even read.
+  r = run_cli("validate --scenario " + seed + ".yaml --table " + seed + ".csv --devices " + seed + ".csv");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.out + r.err, "--devices excludes --table");
 }
 
 // The foundation issue's "done when": queueing shows (latency rises with depth past the device's

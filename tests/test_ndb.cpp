@@ -149,6 +149,38 @@ TEST(NdbErrors, BadInputNamesFileLineAndKey) {
   EXPECT_CONTAINS(e, "ndb.data_node.wakeup");
 }
 
+// The schema's limits (100000 repeats x 64 tables x 100000 rows) make 6.4e11 row operations: the
+// counts overflowed an int (the output said 49,872,896 rows), and as writes the rows held until the
+// commit ended the point in std::bad_alloc (or took the machine's memory).
+TEST(NdbErrors, AnOperationHoldingMoreRowsThanMemoryIsRefused) {
+  MixOperation huge;
+  huge.statements.push_back({64, 100000, true, 100000});
+  EXPECT_EQ(huge.row_count(), 640000000000LL);
+  EXPECT_EQ(huge.written_rows(), 640000000000LL);
+  EXPECT_EQ(huge.rows_held(), 640006400000LL);
+  auto e = error_of("workload:\n  kind: ndb\n  mix:\n    - name: r\n      statements:\n        - {rows: 3}\n"
+                    "    - name: big\n      statements:\n        - {tables: 64, rows: 100000, kind: write, repeat: 100000}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:9:9: key 'workload.mix[1].statements': operation type 'big' holds up to 640006400000 row operations at once");
+  // The limit counts every load thread: 100 rows per statement are fine for one thread, not for 10^7.
+  const std::string writes = "workload:\n  kind: ndb\n  mix:\n    - name: w\n      statements:\n        - {rows: 100, kind: write, repeat: 100}\n";
+  EXPECT_NO_THROW(load_scenarios_from_text(writes, "ok.yaml"));
+  e = error_of("ndb:\n  load_generators: 100\n  load_generator: {threads: 100000}\n" + writes);
+  EXPECT_CONTAINS(e, "key 'workload.mix[0].statements': operation type 'w' holds up to 10100 row operations at once");
+}
+
+// An operation longer than the measured window: ops_per_s 0 and a latency of 0.00 ms were printed
+// as a measurement, where sysbench and fio points warn that nothing completed.
+TEST(NdbRunWarnings, NoOperationCompletedIsAWarningNotAZeroLatency) {
+  auto s = scenario_from(with_mix("  load_generator: {threads: 1}\n",
+                                  "    - name: huge\n      statements:\n        - {tables: 64, rows: 100000}\n",
+                                  "simulation: {warmup: 10ms, batch: 10ms, min_batches: 2, max_duration: 50ms}\n"));
+  auto r = run_points({s}, 1).front();
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["business_operations"], 0);
+  ASSERT_TRUE(r.contains("warnings")) << r.dump();
+  EXPECT_CONTAINS(r["warnings"][0].get<std::string>(), "no business operation completed in the measured");
+}
+
 TEST(NdbSchema, PresetsFollowTheTransporterKind) {
   auto s = scenario_from(with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", ""));
   auto tcp = parse_ndb_config(s.document, s.document, schema::Origin{"x", {}});

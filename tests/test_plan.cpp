@@ -82,6 +82,75 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
                   "plan.yaml:14:28: key 'choices.b[0].price_usd': with this price the dearest configuration costs more than a number can hold");
 }
 
+// An option's key with an empty step: "" found the scenario's root and crashed the loader
+// (segmentation fault); "a." was refused as if the scenario file wrote it.
+TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {
+  for (const std::string key : {"''", "'compute.'", "'.compute.cores'", "'compute..cores'"})
+    EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {" + key + ": 4}}\n"),
+                    "plan.yaml:12:48: key 'choices.more[0].set." + key.substr(1, key.size() - 2) + "': a key path has an empty step");
+}
+
+// A thread count past an int: yaml-cpp's "bad conversion" named neither the file nor the key.
+// A p99 past a double in milliseconds: the JSON said "p99_ms": null (no target), the table "inf ms".
+TEST(PlanInput, AP99PastWhatMillisecondsHoldNamesItsKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{p99: 1e306s}")), "plan.yaml:2:15: key 'target.p99': '1e306s' is more milliseconds than a number can hold");
+}
+
+TEST(PlanInput, AThreadCountPastTheScenariosRangeNamesTheTargetsKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 99999999999}")),
+                  "plan.yaml:2:30: key 'target.threads': value 99999999999 is out of range: must be between 1 and 100000");
+}
+
+// A section's mapping and a key inside it were different keys to the check: both were applied, and
+// the later won silently (option cpu=2c ran with the other axis's 1 core).
+TEST(PlanInput, AKeyInsideASectionAnotherSetsIsTheSameKey) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {compute: {cores: 1}}}\n"),
+                  "plan.yaml:12:48: key 'choices.more[0].set.compute': 'compute.cores' is already set by cpu");
+  std::string text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {storage: {kind: pool}}\n");
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:11:63: key 'choices.storage[2].set.storage.kind': 'storage.kind' is already set by the plan's set");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 8}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {workload: {threads: 4}}}\n"),
+                  "'workload.threads' is already set by target.threads");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {database: {io_capacity: 400}, database.io_capacity: 300}}\n"),
+                  "key 'choices.more[0].set.database.io_capacity': 'database.io_capacity' is already set by 'database' in this set");
+  // Different keys of one section do not meet: the plan's compute.memory and the cpu axis's compute.cores.
+  text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {compute: {memory: 64GiB}}\n");
+  auto plan = load_plan_from_text(text, "plan.yaml");
+  auto configs = configurations(plan);
+  EXPECT_EQ(configs[5].scenario.compute.cores, 2);
+}
+
+// Eight axes of ten options: 10^8 configurations, each a scenario loaded and held in memory (hours,
+// and gigabytes past the memory, before any output). Refused at load, as a sweep that large is.
+TEST(PlanInput, AProductOfAxesPastTheLimitIsRefusedBeforeLoadingAny) {
+  std::string text = "scenario: " + base_scenario() + "\ntarget: {tps: 10/s}\nchoices:\n";
+  for (int a = 0; a < 8; ++a) {
+    text += "  axis" + std::to_string(a) + ":\n";
+    for (int o = 0; o < 10; ++o) text += "    - {name: o" + std::to_string(o) + ", price_usd: 1, source: test fixture}\n";
+  }
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:4:3: key 'choices': the axes make 100000000 configurations, more than 100000");
+}
+
+// A base scenario that cannot be read was named by its own path only, not by the plan's line.
+TEST(PlanInput, AScenarioThatCannotBeReadNamesThePlansLine) {
+  EXPECT_CONTAINS(load_error("target: {tps: 10/s}\nscenario: no-such-scenario.yaml\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  "plan.yaml:2:11: key 'scenario': cannot read file './no-such-scenario.yaml'");
+  EXPECT_CONTAINS(load_error("target: {tps: 10/s}\nscenario: .\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  "plan.yaml:2:11: key 'scenario': './.' is a directory, not a file");
+}
+
+// A workload the bound cannot take was named as the scenario file without a line, even when the
+// plan's own set made it so.
+TEST(PlanInput, AWorkloadTheBoundCannotTakeNamesWhereItsKindComesFrom) {
+  std::string text = plan_text("{tps: 10/s}");
+  text.replace(text.find("choices:"), 0, "set: {workload.kind: fio}\n");
+  EXPECT_CONTAINS(load_error(text), "plan.yaml:3:22: key 'set.workload.kind': poolsim plan bounds sysbench workloads only");
+  auto fio = write_temp("plan-fio.yaml", "compute: {cores: 2}\nworkload:\n  kind: fio\n");
+  EXPECT_CONTAINS(load_error("scenario: " + fio + "\ntarget: {tps: 10/s}\nchoices:\n  cpu:\n    - {name: a, price_usd: 1, source: x}\n"),
+                  fio + ":3:9: key 'workload.kind': poolsim plan bounds sysbench workloads only (workload.kind is fio)");
+}
+
 TEST(PlanInput, ConfigurationsAreTheProductInOrderWithSummedPrices) {
   std::string text = plan_text("{tps: 10/s, threads: 8}");
   text.replace(text.find("choices:"), 0, "set: {simulation.max_duration: 1s}\n");

@@ -290,6 +290,16 @@ TEST(ScenarioErrors, YamlSyntaxErrorHasALine) {
   EXPECT_CONTAINS(e, "YAML syntax error");
 }
 
+// A NUL inside a plain scalar loaded without a word as something else ("a<NUL>b" became "a\bb "),
+// elsewhere as a bogus escape; YAML allows no control character but tab, line feed and return.
+TEST(ScenarioErrors, AControlCharacterIsRefusedAtItsLine) {
+  EXPECT_CONTAINS(error_of(std::string("name: a\0b\nworkload: {kind: fio}\n", 32)),
+                  "bad.yaml:1:8: a control character (byte 0x00), which YAML does not allow in a file");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nname: a\x1b[31mb\n"), "bad.yaml:2:8: a control character (byte 0x1B)");
+  // Tabs and CRLF line ends stay text YAML allows.
+  EXPECT_EQ(load_scenarios_from_text("name: a\tb\r\nworkload: {kind: fio}\r\n", "ok.yaml").front().name, "a\tb");
+}
+
 TEST(ScenarioErrors, DuplicateKeyIsRefusedWithBothLines) {
   // yaml-cpp keeps both entries and a lookup sees the first: the second value would be ignored.
   auto e = error_of("compute:\n  cores: 8\n  cores: 16\n");
@@ -344,6 +354,15 @@ TEST(ScenarioErrors, SetNamesItselfAndSuggests) {
   e = error_of("simulation: se\n", {parse_override("simulation.max_duration=1s")});
   EXPECT_CONTAINS(e, "bad.yaml:1:13");
   EXPECT_CONTAINS(e, "expected a mapping (--set simulation.max_duration goes inside it)");
+}
+
+// A sweep's or a variant's key with an empty step ("", "compute.") passed the key check (the schema
+// lookup took "" for the whole scenario) and failed later without a line: "bad.yaml: unknown key ''".
+TEST(ScenarioErrors, ASweepOrVariantKeyWithAnEmptyStepIsNamedAtItsLine) {
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nsweep: {\"\": [1]}\n"), "bad.yaml:2:9: key 'sweep.': sweeps a key the scenario does not have");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nsweep: {compute.: [1]}\n"), "bad.yaml:2:9: key 'sweep.compute.': sweeps a key the scenario does not have");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\nvariants: {a: {\"\": 1}}\nvariant: a\n"),
+                  "bad.yaml:2:16: key 'variants.a.': a variant sets a key the scenario does not have");
 }
 
 TEST(ScenarioErrors, SweepOfAnUnknownKeyOrBadValue) {

@@ -75,8 +75,9 @@ class Result:
         """The result as ``{"points": [...]}`` (the CLI's JSON format); written to ``path`` if given."""
         text = json.dumps({"points": self.raw}, indent=indent) + "\n"
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
+            from .scenario import _write_whole
+
+            _write_whole(path, text)
         return text
 
     @classmethod

@@ -194,8 +194,7 @@ class Scenario:
         return yaml.dump(self.to_dict(), Dumper=_TextDumper, sort_keys=False, default_flow_style=None, width=100)
 
     def save(self, path: str | os.PathLike) -> None:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_yaml())
+        _write_whole(path, self.to_yaml())
 
     @property
     def name(self) -> str:
@@ -217,6 +216,26 @@ class Scenario:
     def __setstate__(self, state):
         self.text, self.origin, self.base_dir, overrides = state
         self.overrides = tuple(overrides)
+
+
+def _write_whole(path: str | os.PathLike, text: str) -> None:
+    """Writes ``text`` to ``path`` whole or not at all: the text is made before the file is touched,
+    written beside it and renamed onto it. (Opened first, a scenario whose YAML could not be made
+    emptied the file it was to replace.)"""
+    path = os.fspath(path)
+    if os.path.islink(path):  # the file the link names, as the CLI's --out (a rename would replace the link)
+        path = os.path.realpath(path)
+    tmp = path + ".tmp-poolsim"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def _plain(value: Any) -> Any:

@@ -38,11 +38,26 @@ class Calibration:
         """Writes the profile and, beside it, its devices; returns both paths."""
         profile_path = os.fspath(profile_path)
         devices_path = self.devices_path_for(profile_path)
-        for path, text in ((profile_path, self.profile_yaml), (devices_path, self.devices_yaml)):
-            tmp = path + ".tmp-poolsim"
-            with open(tmp, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, path)
+        # Both complete beside their targets before either replaces its target (as the CLI writes
+        # them): the profile was replaced before the devices file failed, leaving a mismatched pair.
+        staged = []
+        try:
+            for path, text in ((profile_path, self.profile_yaml), (devices_path, self.devices_yaml)):
+                if os.path.isdir(path):
+                    raise IsADirectoryError(f"poolsim: cannot write '{path}': it is a directory")
+                tmp = path + ".tmp-poolsim"
+                with open(tmp, "w", encoding="utf-8") as f:
+                    staged.append(tmp)
+                    f.write(text)
+        except BaseException:
+            for tmp in staged:
+                try:
+                    os.remove(tmp)
+                except OSError:
+                    pass
+            raise
+        os.replace(staged[0], profile_path)
+        os.replace(staged[1], devices_path)
         return profile_path, devices_path
 
     def __repr__(self) -> str:

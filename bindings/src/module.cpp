@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
@@ -86,6 +88,17 @@ std::string load_scenario_file(const std::string& path, const std::vector<std::s
   throw py::error_already_set();
 }
 
+// A duration cap in seconds, as `--duration` takes it: finite and not negative. NaN and negative
+// values failed the `> 0` test and ran uncapped without a word (the CLI refuses them).
+double checked_duration(double duration_s) {
+  if (!std::isfinite(duration_s) || duration_s < 0) {
+    std::ostringstream text;
+    text << "poolsim: duration must be a finite number of seconds >= 0 (0: no cap), got " << duration_s;
+    throw py::value_error(text.str());
+  }
+  return duration_s;
+}
+
 int default_jobs(int jobs) { return jobs > 0 ? jobs : std::max(1, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))); }
 
 // Every point of every spec, `jobs` child processes at a time; a JSON list of point results in order.
@@ -118,7 +131,7 @@ py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string
   // fsyncing traces, a device with fio its write buffer's size on the page-writing traces, which
   // runs simulations: isolated, as validate() runs them.
   poolsim::FlushFitOptions options;
-  options.duration_s = duration_s;
+  options.duration_s = checked_duration(duration_s);
   options.jobs = default_jobs(jobs);
   const auto doc = nlohmann::json::parse(poolsim_py::run_isolated(
       [&](const poolsim_py::Progress&) {
@@ -147,7 +160,7 @@ poolsim::ValidationOptions validation_options(const std::string& profile, const 
   poolsim::ValidationOptions o;
   o.profile = profile;
   o.devices = devices;
-  o.duration_s = duration_s;
+  o.duration_s = checked_duration(duration_s);
   o.jobs = default_jobs(jobs);
   return o;
 }
@@ -180,7 +193,13 @@ std::string validate_table(const std::string& scenario_file, const std::string& 
 
 std::string render_validation_table(const std::string& json_text) {
 #ifdef POOLSIM_HAVE_VALIDATION
-  return poolsim::render_validation_table(ordered_json::parse(json_text));
+  // The text comes from Python (Validation.raw, which a caller may build or change): one that is not
+  // a validation document is a ValueError naming what is missing, not a read past its end.
+  try {
+    return poolsim::render_validation_table(ordered_json::parse(json_text));
+  } catch (const nlohmann::json::exception& e) {
+    throw py::value_error(std::string("poolsim: not a validation document ({\"rows\": [...], \"summary\": {...}}): ") + e.what());
+  }
 #else
   (void)json_text;
   throw_no_validation();

@@ -162,3 +162,14 @@ def test_result_json_roundtrip(tiny_fio, tmp_path):
 def test_schema():
     schema = poolsim.schema()
     assert "properties" in schema and "workload" in schema["properties"]
+
+
+def test_save_leaves_the_file_as_it_was_when_the_text_cannot_be_made(tmp_path):
+    # The file was opened (emptied) before the YAML was made: a scenario that is not a mapping
+    # raised with the file it was to replace already empty.
+    target = tmp_path / "kept.yaml"
+    target.write_text("name: kept\n")
+    with pytest.raises(poolsim.InputError):
+        poolsim.Scenario("[1, 2]").save(target)
+    assert target.read_text() == "name: kept\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.yaml"]

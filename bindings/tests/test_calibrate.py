@@ -76,3 +76,31 @@ def test_calibrate_fits_a_flush_the_traces_did_not_measure(root):
     c = poolsim.calibrate(dirs, name="py-flush", duration=5, jobs=2)
     assert "flush latency of mdev-13845-sata" in c.report
     assert "flush_latency fitted by poolsim calibrate" in c.devices_yaml
+
+
+def test_a_duration_the_cli_refuses_is_a_value_error(root):
+    # NaN and negative durations failed the native layer's `> 0` test and ran uncapped without a word.
+    for duration in (float("nan"), -1.0, float("inf")):
+        with pytest.raises(ValueError, match="duration must be a finite number of seconds >= 0"):
+            poolsim.validate_table(root / "scenarios/seeds/ndb-rdma.yaml", root / "scenarios/seeds/ndb-rdma.csv",
+                                   duration=duration, jobs=1)
+
+
+def test_a_validation_document_without_its_keys_is_a_value_error():
+    # Rendering read past the end of a document without "rows" or "summary": a segmentation fault
+    # of the interpreter (repr() of poolsim.Validation({}) in a notebook killed its kernel).
+    for raw in ({}, {"rows": []}, {"rows": [{"params": {}}], "summary": {}}, {"rows": 3, "summary": 3}):
+        with pytest.raises(ValueError, match="not a validation document"):
+            poolsim.Validation(raw).table
+    assert "poolsim.Validation" in repr(poolsim.Validation({}))  # the fallback, not a crash
+
+
+def test_save_writes_the_profile_and_its_devices_together_or_neither(tmp_path):
+    # The profile was replaced before the devices file failed (here a directory in its place).
+    profile = tmp_path / "p.yaml"
+    profile.write_text("old\n")
+    (tmp_path / "p-devices.yaml").mkdir()
+    with pytest.raises(OSError):
+        poolsim.Calibration("name: new\n", "{}\n", "report").save(profile)
+    assert profile.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p-devices.yaml", "p.yaml"]

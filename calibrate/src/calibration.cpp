@@ -24,6 +24,16 @@
 namespace poolsim {
 
 namespace {
+
+// A string (a name, a directory, a path) as a YAML scalar: plain where YAML reads it back as the same
+// text, else quoted with escapes. Written raw, a trace directory or profile named "a: b", "#x" or with
+// a '"' made YAML that did not parse, or parsed as something else ("#x" as no name).
+std::string yaml_scalar(const std::string& text, bool double_quoted = false) {
+  YAML::Emitter out;
+  if (double_quoted) out << YAML::DoubleQuoted;
+  out << text;
+  return out.c_str();
+}
 // A version string as a tuple that compares as versions do: "10.3.10" -> {10, 3, 10} (missing parts 0).
 using VersionTriple = std::array<int, 3>;
 VersionTriple version_triple(const std::string& version) {
@@ -470,12 +480,15 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   // ceiling so that the units and the delay carry the measured figures.
   double interface_Bps = 10 * std::max(best_iops, write_iops) * block;
   std::ostringstream d;
-  d << dev << ":\n";
+  d << yaml_scalar(dev) << ":\n";
   d << "  kind: " << (t.meta["storage"]["kind"].Scalar() == "tmpfs" ? "ram" : t.meta["storage"]["kind"].Scalar()) << "\n";
-  d << "  description: fitted from " << std::filesystem::path(t.dir).filename().string() << "/fio\n";
-  d << "  source: \"fio JSON in " << t.dir
-    << "/fio: QD1 randread latency, the randread curve over queue depths (units and service fitted by MVA), QD1 write latency, the"
-       " best randwrite IOPS, fdatasync/fsync latency (V, measured); write buffer size assumed (U)\"\n";
+  d << "  description: " << yaml_scalar("fitted from " + std::filesystem::path(t.dir).filename().string() + "/fio") << "\n";
+  d << "  source: "
+    << yaml_scalar("fio JSON in " + t.dir +
+                       "/fio: QD1 randread latency, the randread curve over queue depths (units and service fitted by MVA), QD1 write latency, the"
+                       " best randwrite IOPS, fdatasync/fsync latency (V, measured); write buffer size assumed (U)",
+                   true)
+    << "\n";
   d << "  # read curve, IOPS measured -> fitted (" << fit.units << " units of " << fmt_us(fit.service_s)
     << ", rms log error " << std::setprecision(3) << fit.rms_log_error << "):";
   for (const auto& [depth, xs] : fit.points) d << " QD" << depth << " " << std::lround(xs.first) << "->" << std::lround(xs.second);
@@ -666,6 +679,7 @@ BackgroundFit fit_background(const std::vector<Trace>& traces, double probe_ref)
 
 CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string& name, const std::vector<Trace>& background_traces) {
   if (traces.empty()) throw InputError({}, "", "no traces to calibrate on");
+  if (name.empty()) throw InputError({}, "name", "the profile needs a name (calibrate --name, or the output file's name)");
 
   // 1. Server CPU per transaction = S + r * page reads + w * page writes (per transaction), from the
   //    server process's measured CPU time. Ordinary least squares with Eigen.
@@ -892,7 +906,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const Trace& first = *usable.front();
   std::ostringstream p;
   p << "# Fitted by `poolsim calibrate` (calibrate/src/calibration.cpp). Do not edit by hand: re-run it.\n";
-  p << "name: " << name << "\n";
+  p << "name: " << yaml_scalar(name) << "\n";
   p << "product: " << first.meta["engine"]["product"].Scalar() << "\n";
   p << "version: \"" << first.meta["engine"]["version"].Scalar() << "\"\n";
   if (host_wide)
@@ -1005,9 +1019,9 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   const auto& w = t.meta["workload"];
   const auto& s = t.meta["server"];
   std::ostringstream y;
-  y << "name: " << std::filesystem::path(t.dir).filename().string() << "\n";
+  y << "name: " << yaml_scalar(std::filesystem::path(t.dir).filename().string()) << "\n";
   y << "catalogue: [";
-  for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << "\"" << catalogue_paths[i] << "\"";
+  for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << yaml_scalar(catalogue_paths[i], true);
   y << "]\n";
   // CPU the run did not have: other processes, and the hypervisor's steal (measured per trace).
   double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
@@ -1026,12 +1040,12 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     if (profile["cpu_probe_eps"]) y << ", core_speed: " << probe / profile["cpu_probe_eps"].as<double>();
   }
   y << "}\n";
-  y << "storage: {kind: local, device: " << device_name_for(t);
+  y << "storage: {kind: local, device: " << yaml_scalar(device_name_for(t), true);
   // Several devices striped into one volume (meta.yaml storage.devices: an md RAID0).
   if (t.meta["storage"]["devices"]) y << ", devices: " << t.meta["storage"]["devices"].Scalar();
   if (t.meta["storage"]["stripe"]) y << ", stripe: " << t.meta["storage"]["stripe"].Scalar();
   y << "}\n";
-  y << "database:\n  profile: \"" << profile_path << "\"\n  buffer_pool: " << s["buffer_pool"].Scalar() << "\n";
+  y << "database:\n  profile: " << yaml_scalar(profile_path, true) << "\n  buffer_pool: " << s["buffer_pool"].Scalar() << "\n";
   y << "  io_capacity: " << s["io_capacity"].Scalar() << "\n";
   if (s["io_capacity_max"]) y << "  io_capacity_max: " << s["io_capacity_max"].Scalar() << "\n";
   // MariaDB 10.5+ has one redo file; older servers record log_files_in_group (default 2 there).

@@ -637,26 +637,28 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
 }
 
 std::string render_validation_table(const nlohmann::ordered_json& doc) {
+  // Every lookup is at(): a document from elsewhere (a Validation built in Python) that lacks a key
+  // throws, where operator[] on a const document read past the end (a segmentation fault).
   // The figures any row measured, in the order of kFigures.
   std::vector<std::string> figures;
   for (const auto& f : kFigures)
-    for (const auto& row : doc["rows"])
-      if (row.contains("measured") && row["measured"].contains(f.name)) {
+    for (const auto& row : doc.at("rows"))
+      if (row.contains("measured") && row.at("measured").contains(f.name)) {
         figures.push_back(f.name);
         break;
       }
   auto label = [](const nlohmann::ordered_json& row) {
-    if (row.contains("trace")) return std::filesystem::path(row["trace"].get<std::string>()).filename().string();
+    if (row.contains("trace")) return std::filesystem::path(row.at("trace").get<std::string>()).filename().string();
     std::string s;
-    for (auto it = row["params"].begin(); it != row["params"].end(); ++it) {
+    for (auto it = row.at("params").begin(); it != row.at("params").end(); ++it) {
       std::string v = it.value().get<std::string>();
       s += (s.empty() ? "" : " ") + v;
     }
-    return s.empty() ? "line " + row["line"].dump() : s;
+    return s.empty() ? "line " + row.at("line").dump() : s;
   };
   // The TPS error's own 95 % interval gets a column where any row has one (traces with interval lines).
   bool error_intervals = false;
-  for (const auto& row : doc["rows"]) error_intervals = error_intervals || row.contains("error_ci95_pct");
+  for (const auto& row : doc.at("rows")) error_intervals = error_intervals || row.contains("error_ci95_pct");
   std::ostringstream t;
   t << std::left << std::setw(36) << (doc.contains("table") ? "row" : "trace") << std::right;
   for (const auto& f : figures) {
@@ -664,43 +666,43 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
     if (error_intervals && f == "tps") t << std::setw(7) << "+-";
   }
   t << "\n" << std::fixed << std::setprecision(1);
-  for (const auto& row : doc["rows"]) {
+  for (const auto& row : doc.at("rows")) {
     if (row.contains("skipped")) {
-      t << std::left << std::setw(36) << ("line " + row["line"].dump()) << "skipped: " << row["skipped"].get<std::string>() << "\n";
+      t << std::left << std::setw(36) << ("line " + row.at("line").dump()) << "skipped: " << row.at("skipped").get<std::string>() << "\n";
       continue;
     }
     t << std::left << std::setw(36) << label(row) << std::right;
     for (const auto& f : figures) {
-      if (!row["measured"].contains(f)) {
+      if (!row.at("measured").contains(f)) {
         t << std::setw(error_intervals && f == "tps" ? 36 : 29) << "";
         continue;
       }
-      t << std::setw(11) << row["measured"][f].get<double>() << std::setw(10) << row["predicted"][f].get<double>()
-        << std::setw(8) << row["error_pct"][f].get<double>();
+      t << std::setw(11) << row.at("measured").at(f).get<double>() << std::setw(10) << row.at("predicted").at(f).get<double>()
+        << std::setw(8) << row.at("error_pct").at(f).get<double>();
       if (error_intervals && f == "tps") {
-        if (row.contains("error_ci95_pct")) t << std::setw(7) << row["error_ci95_pct"]["tps"].get<double>();
+        if (row.contains("error_ci95_pct")) t << std::setw(7) << row.at("error_ci95_pct").at("tps").get<double>();
         else t << std::setw(7) << "";
       }
     }
     t << "\n";
   }
-  const auto& s = doc["summary"];
+  const auto& s = doc.at("summary");
   t << "median |error|:";
-  for (auto it = s["median_abs_error_pct"].begin(); it != s["median_abs_error_pct"].end(); ++it)
+  for (auto it = s.at("median_abs_error_pct").begin(); it != s.at("median_abs_error_pct").end(); ++it)
     t << " " << it.key() << " " << it.value().get<double>() << " %";
   t << "; max |error|:";
-  for (auto it = s["max_abs_error_pct"].begin(); it != s["max_abs_error_pct"].end(); ++it)
+  for (auto it = s.at("max_abs_error_pct").begin(); it != s.at("max_abs_error_pct").end(); ++it)
     t << " " << it.key() << " " << it.value().get<double>() << " %";
-  t << " (" << s["rows_compared"].get<size_t>() << " rows compared, " << s["rows_skipped"].get<size_t>() << " skipped)\n";
+  t << " (" << s.at("rows_compared").get<size_t>() << " rows compared, " << s.at("rows_skipped").get<size_t>() << " skipped)\n";
   if (s.contains("measured_tps_ci95_pct")) {
-    const auto& c = s["measured_tps_ci95_pct"];
-    t << "measured TPS, 95 % interval from the logs' interval lines: median +-" << c["median"].get<double>() << " %, max +-"
-      << c["max"].get<double>() << " % (" << c["rows"].get<size_t>() << " rows)\n";
+    const auto& c = s.at("measured_tps_ci95_pct");
+    t << "measured TPS, 95 % interval from the logs' interval lines: median +-" << c.at("median").get<double>() << " %, max +-"
+      << c.at("max").get<double>() << " % (" << c.at("rows").get<size_t>() << " rows)\n";
   }
   if (s.contains("tps_errors_beyond_ci95")) {
-    const auto& b = s["tps_errors_beyond_ci95"];
-    t << "TPS errors beyond the 95 % interval of the measured and predicted TPS together: " << b["beyond"].get<size_t>() << " of "
-      << b["rows"].get<size_t>() << " rows\n";
+    const auto& b = s.at("tps_errors_beyond_ci95");
+    t << "TPS errors beyond the 95 % interval of the measured and predicted TPS together: " << b.at("beyond").get<size_t>() << " of "
+      << b.at("rows").get<size_t>() << " rows\n";
   }
   return t.str();
 }

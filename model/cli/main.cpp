@@ -64,6 +64,10 @@ void require_utf8_names(const std::vector<std::string>& paths, const std::string
 void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<Input>& inputs) {
   if (out.empty() || out == "-") return;
   std::error_code ec;
+  // A directory (or a path ending in '/') names no file: found here, before the work, not when the
+  // output is written (calibrate -o DIR/ fitted, then failed on a profile named "" in a temporary file).
+  if (out.back() == '/' || std::filesystem::is_directory(out, ec))
+    throw poolsim::InputError({option, 0, 0}, "", "'" + out + "' is a directory: name the file to write");
   const auto target = std::filesystem::canonical(out, ec);
   if (ec) return;  // not there yet: it cannot be an input
   for (const auto& input : inputs) {
@@ -270,8 +274,8 @@ int main(int argc, char** argv) {
   auto* validate = app.add_subcommand(
       "validate", "Simulate what was measured (trace directories, or a published table through a scenario) and compare");
   auto* profile_opt = validate->add_option("--profile", validation.profile, "Profile YAML (traces: required)")->check(CLI::ExistingFile);
-  validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)")->check(non_empty_path);
-  validate->add_flag("--remeasured-devices", validation.remeasured_devices,
+  auto* devices_opt = validate->add_option("--devices", validation.devices, "Device catalogue (default: <profile stem>-devices.yaml)")->check(non_empty_path);
+  auto* remeasured_flag = validate->add_flag("--remeasured-devices", validation.remeasured_devices,
                      "Take each trace's device figures from its own fio jobs, keeping the profile's fitted host CPU (a host that moved)");
   auto* dirs_opt = validate->add_option("traces", validate_dirs, "Trace directories")->check(CLI::ExistingDirectory);
   auto* scenario_opt = validate->add_option("--scenario", validate_scenario, "Scenario whose `validation:` section maps the table")
@@ -281,6 +285,8 @@ int main(int argc, char** argv) {
   scenario_opt->needs(table_opt);
   table_opt->needs(scenario_opt);
   dirs_opt->excludes(table_opt);
+  remeasured_flag->excludes(table_opt);  // a table has no fio jobs: the flag was ignored without a word
+  devices_opt->excludes(table_opt);      // a table's scenario names its own catalogue: --devices was ignored, unread
   // Each gate is kept only when given: 0 is a real threshold, not "off".
   double max_error = 0, max_point_error = 0, max_p95_error = 0;
   auto* max_error_opt = validate->add_option("--max-error", max_error, "Exit 1 when the median |TPS error| exceeds this percentage (0: any error fails; no row to compare fails)")

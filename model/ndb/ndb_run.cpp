@@ -53,7 +53,7 @@ void NdbRun::thread_loop(LoadThread& t) {
     int tc_node = -1, tc_thread = 0;
     written.clear();
     StatementStats stats;
-    int remaining = op.statement_count();
+    std::int64_t remaining = op.statement_count();
     for (const auto& shape : op.statements) {
       for (int r = 0; r < shape.repeat; ++r) {
         rows.clear();
@@ -84,7 +84,7 @@ void NdbRun::thread_loop(LoadThread& t) {
   }
 }
 
-void NdbRun::record(size_t type, double latency_s, const StatementStats& stats, int statements) {
+void NdbRun::record(size_t type, double latency_s, const StatementStats& stats, std::int64_t statements) {
   measurement_.complete(latency_s);
   if (!measurement_.measuring) return;
   if (!measuring_seen_) {

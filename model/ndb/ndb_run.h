@@ -45,7 +45,7 @@ private:
     double statements = 0, messages = 0;
   };
   void thread_loop(LoadThread& thread);
-  void record(size_t type, double latency_s, const StatementStats& stats, int statements);
+  void record(size_t type, double latency_s, const StatementStats& stats, std::int64_t statements);
   void sample_batches();
 
   Platform& platform_;

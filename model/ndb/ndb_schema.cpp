@@ -1,6 +1,7 @@
 #include "ndb/ndb_schema.h"
 
 #include <algorithm>
+#include <sstream>
 
 #include "core/errors.h"
 
@@ -216,13 +217,32 @@ NdbConfig parse_ndb_config(const YAML::Node& doc, const YAML::Node& raw, const O
 
 void check_ndb_scenario(const YAML::Node& doc, const YAML::Node& raw, const Origin& origin) {
   if (doc["workload"]["kind"].Scalar() != "ndb") return;
-  parse_ndb_config(doc, raw, origin);
+  const NdbConfig config = parse_ndb_config(doc, raw, origin);
   YAML::Node raw_workload = child(raw, "workload");
   YAML::Node raw_mix = child(raw_workload, "mix");
   if (!doc["workload"]["mix"])
     throw InputError(origin.locate("workload", raw_workload ? raw_workload : raw), "workload.mix",
                      "workload kind 'ndb' needs a mix (workload.mix: a list of operation types)");
-  parse_custom_mix(doc["workload"]["mix"], raw_mix ? raw_mix : raw_workload, origin);
+  const CustomMix mix = parse_custom_mix(doc["workload"]["mix"], raw_mix ? raw_mix : raw_workload, origin);
+  // Each load thread holds its statement's row operations, and those its operation writes until the
+  // commit, in memory (12 bytes each, and as much again in the batches built from them). The schema
+  // allows 100000 repeats x 64 tables x 100000 rows per statement: 6.4e11 written rows per operation,
+  // which ended the point in std::bad_alloc or took the machine's memory.
+  constexpr double kMaxRowsHeld = 1e8;  // ~1.2 GB of row records, all threads together
+  const double threads = static_cast<double>(config.load_generators) * config.load_generator.threads;
+  for (size_t i = 0; i < mix.operations().size(); ++i) {
+    const auto& op = mix.operations()[i];
+    const double held = static_cast<double>(op.rows_held());
+    if (held * threads <= kMaxRowsHeld) continue;
+    const std::string path = "workload.mix[" + std::to_string(i) + "].statements";
+    const YAML::Node written = raw_mix && raw_mix.IsSequence() && i < raw_mix.size() ? child(raw_mix[i], "statements") : YAML::Node();
+    std::ostringstream detail;
+    detail << "operation type '" << op.name << "' holds up to " << op.rows_held()
+           << " row operations at once (its largest statement's rows and the rows it writes before the commit), "
+           << static_cast<long long>(threads) << " load threads x that is more than " << static_cast<long long>(kMaxRowsHeld)
+           << " in memory: fewer rows, tables or repeats per operation, or fewer load generator threads";
+    throw InputError(origin.locate(path, written ? written : (raw_mix ? raw_mix : raw_workload)), path, detail.str());
+  }
 }
 
 }  // namespace poolsim

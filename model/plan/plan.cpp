@@ -29,7 +29,7 @@ SpecPtr build_plan_schema() {
   auto target = map({{"tps", quantity(Dimension::PerSecond, 0.0, std::nullopt,
                                       "Transactions per second at or above (all compute nodes together)", true)},
                      {"p99", quantity(Dimension::Seconds, 0.0, std::nullopt, "99th percentile transaction latency at or below", true)},
-                     {"threads", integer(1, std::nullopt, "Client threads per compute node to serve (sets workload.threads)")}},
+                     {"threads", integer(1, 100000, "Client threads per compute node to serve (sets workload.threads)")}},
                     "What a configuration must achieve (tps, p99 or both)");
   return map({{"name", string("Plan name")},
               {"description", string("What the plan asks")},
@@ -99,9 +99,13 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   plan.name = root["name"] ? root["name"].Scalar() : std::filesystem::path(origin_name).stem().string();
   std::filesystem::path scenario = root["scenario"].Scalar();
   plan.scenario_file = scenario.is_absolute() ? scenario.string() : (std::filesystem::path(base_dir) / scenario).string();
+  plan.scenario_where = origin.locate("scenario", root["scenario"]);
   const YAML::Node target = root["target"];
   if (target["tps"]) plan.target.min_tps = to_quantity(target["tps"], Dimension::PerSecond);
   if (target["p99"]) plan.target.max_p99_s = to_quantity(target["p99"], Dimension::Seconds);
+  // Reported in milliseconds: past a double there, the JSON gave "p99_ms": null (no target) and the table "inf ms".
+  if (!std::isfinite(plan.target.max_p99_s * 1e3))
+    throw InputError(origin.locate("target.p99", target["p99"]), "target.p99", "'" + target["p99"].Scalar() + "' is more milliseconds than a number can hold");
   if (target["threads"]) {
     plan.target.threads = target["threads"].as<int>();
     plan.target.threads_where = origin.locate("target.threads", target["threads"]);
@@ -115,15 +119,33 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
   auto read_sets = [&](const YAML::Node& set, const std::string& set_path, const std::string& owner_name,
                        std::vector<Override>& sets, std::vector<SourceLocation>& locations) {
     if (!set) return;
+    std::vector<std::pair<std::string, std::string>> map_leaves;  // leaf -> the key of this map that writes it
     for (auto k = set.begin(); k != set.end(); ++k) {
       std::string key = k->first.Scalar(), key_path = set_path + "." + key, suggestion;
+      // An empty key or step ("", "a.", "a..b") names no key: "" found the scenario's root and
+      // crashed the loader, "a." was refused in the scenario file as if written there (as --set is).
+      if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+        throw InputError(origin.locate(key_path, k->first), key_path, "a key path has an empty step (a dot too many, or no key)");
       if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
         throw InputError(origin.locate(key_path, k->first), key_path,
                          "sets a key the scenario does not have" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
-      auto owner = key_owner.find(key);
-      if (owner != key_owner.end() && owner->second != owner_name)
-        throw InputError(origin.locate(key_path, k->first), key_path, "'" + key + "' is already set by " + owner->second);
-      key_owner[key] = owner_name;
+      // Keys compare by what they write: `compute: {cores: 2}` sets compute.cores, and a key inside
+      // one another sets (`storage.nodes` against `storage: {nodes: ...}`) is the same setting. Two
+      // such settings were both applied, the later silently winning over the option it contradicts.
+      auto overlap = [](const std::string& a, const std::string& b) {
+        return a == b || a.rfind(b + ".", 0) == 0 || b.rfind(a + ".", 0) == 0;
+      };
+      for (const auto& leaf : leaf_paths(key, k->second)) {
+        for (const auto& [other, owner] : key_owner)
+          if (owner != owner_name && overlap(leaf, other))
+            throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by " + owner);
+        for (const auto& [other, other_key] : map_leaves)
+          if (other_key != key && overlap(leaf, other))
+            throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by '" + other_key + "' in this set");
+        map_leaves.emplace_back(leaf, key);
+      }
+      for (const auto& [leaf, leaf_key] : map_leaves)
+        if (leaf_key == key) key_owner[leaf] = owner_name;
       YAML::Emitter text;
       text << YAML::Flow << k->second;
       sets.push_back({key, text.c_str()});
@@ -169,6 +191,16 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
                        "with this price the dearest configuration costs more than a number can hold: prices are in US dollars");
     plan.axes.push_back(std::move(axis));
   }
+  // Every configuration is a scenario loaded and held in memory (a thousand took 16 s and 270 MB to
+  // bound), so a product past a sweep's limit ran for hours and filled the memory before any output:
+  // refused before any is loaded, as a sweep this large is.
+  constexpr double kMaxConfigurations = 100000;
+  double product = 1;
+  for (const auto& axis : plan.axes) product *= static_cast<double>(axis.options.size());
+  if (product > kMaxConfigurations)
+    throw InputError(origin.locate("choices", choices), "choices",
+                     "the axes make " + fmt(product, 0) + " configurations, more than " + fmt(kMaxConfigurations, 0) +
+                         ": split the plan into several, or drop options the bound rules out");
   return plan;
 }
 
@@ -305,6 +337,9 @@ std::vector<Configuration> configurations(const Plan& plan) {
       c.scenario = std::move(points.front());
     } catch (const InputError& e) {
       // A value an option sets is wrong: name the option's key in the plan, not the --set it became.
+      // The scenario file itself cannot be read (missing, a directory, too large): the plan's line.
+      if (e.where().file == plan.scenario_file && e.where().line == 0 && e.key().empty())
+        throw InputError(plan.scenario_where, "scenario", e.detail());
       const std::string prefix = "--set ";
       if (e.where().file.rfind(prefix, 0) != 0) throw;
       std::string key = e.where().file.substr(prefix.size(), e.where().file.find('=') - prefix.size());
@@ -327,7 +362,25 @@ std::vector<Configuration> configurations(const Plan& plan) {
     try {
       c.bound = throughput_bound(c.scenario);
     } catch (const std::invalid_argument& e) {
-      throw InputError({plan.scenario_file, 0, 0}, "workload.kind", e.what());
+      // Named where the kind comes from: a key of the plan that sets it, else the scenario's line.
+      auto sets_kind = [](const Override& o) {
+        for (const auto& leaf : leaf_paths(o.path, YAML::Load(o.value)))
+          if (leaf == "workload.kind" || leaf == "workload") return true;
+        return false;
+      };
+      for (size_t k = 0; k < plan.sets.size(); ++k)
+        if (sets_kind(plan.sets[k])) throw InputError(plan.set_locations[k], "set." + plan.sets[k].path, e.what());
+      for (size_t a = 0; a < plan.axes.size(); ++a) {
+        const auto& o = plan.axes[a].options[index[a]];
+        for (size_t k = 0; k < o.sets.size(); ++k)
+          if (sets_kind(o.sets[k]))
+            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + o.sets[k].path, e.what());
+      }
+      SourceLocation where{plan.scenario_file, 0, 0};
+      const YAML::Node& document = c.scenario.document;
+      if (document["workload"] && document["workload"]["kind"] && document["workload"]["kind"].Mark().line >= 0)
+        where = {plan.scenario_file, document["workload"]["kind"].Mark().line + 1, document["workload"]["kind"].Mark().column + 1};
+      throw InputError(where, "workload.kind", e.what());
     }
     out.push_back(std::move(c));
     bool advanced = false;

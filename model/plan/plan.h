@@ -39,6 +39,7 @@ struct Plan {
   std::string name;
   std::string file;
   std::string scenario_file;  // resolved against the plan's directory
+  SourceLocation scenario_where;  // where the plan names it, for a file that cannot be read
   PlanTarget target;
   std::vector<Override> sets;  // keys every configuration sets (before the options')
   std::vector<SourceLocation> set_locations;

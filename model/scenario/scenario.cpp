@@ -318,6 +318,18 @@ bool is_server_version(const std::string& version) {
 
 YAML::Node parse_yaml(const std::string& text, const std::string& origin_name) {
   require_utf8(text, origin_name);  // names and values reach the JSON outputs, which must be UTF-8
+  // YAML allows no control character but tab, line feed and carriage return. yaml-cpp read a NUL
+  // inside a plain scalar as something else ("name: a<NUL>b" became "a\bb ") or as a bogus escape.
+  for (std::size_t i = 0, line = 1, line_start = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b == '\n') ++line, line_start = i + 1;
+    if ((b < 0x20 && b != '\t' && b != '\n' && b != '\r') || b == 0x7F) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", b);
+      throw InputError({origin_name, static_cast<int>(line), static_cast<int>(i - line_start + 1)}, "",
+                       std::string("a control character (byte ") + byte + "), which YAML does not allow in a file: remove it");
+    }
+  }
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(text);
@@ -1026,6 +1038,22 @@ std::size_t yaml_comment_at(const std::string& text) {
 }
 }  // namespace
 
+std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& value) {
+  std::vector<std::pair<std::string, YAML::Node>> leaves;
+  leaf_settings(path, value, leaves);
+  std::vector<std::string> paths;
+  for (const auto& leaf : leaves) paths.push_back(leaf.first);
+  return paths;
+}
+
+namespace {
+// An empty step ("", "a.", ".a", "a..b") names no key; find() took "" for the whole scenario and
+// "a." for section a, so such a key reached the loader and failed there without its line.
+bool has_empty_step(const std::string& path) {
+  return path.empty() || path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos;
+}
+}  // namespace
+
 Override parse_override(const std::string& text) {
   // Its value reaches the JSON output, which must be UTF-8 (the CLI's --set and the Python bindings'
   // overrides both come here).
@@ -1086,7 +1114,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     for (auto it = root["sweep"].begin(); it != root["sweep"].end(); ++it) {
       std::string key = it->first.Scalar();
       std::string suggestion;
-      const Spec* target = find(scenario_schema(), key, &suggestion);
+      const Spec* target = has_empty_step(key) ? nullptr : find(scenario_schema(), key, &suggestion);
       if (!target || key.rfind("sweep", 0) == 0)
         throw InputError(origin.locate("sweep." + key, it->first), "sweep." + key,
                          "sweeps a key the scenario does not have" +
@@ -1130,7 +1158,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     for (auto v = root["variants"].begin(); v != root["variants"].end(); ++v)
       for (auto k = v->second.begin(); k != v->second.end(); ++k) {
         std::string key = k->first.Scalar(), path = "variants." + v->first.Scalar() + "." + key, suggestion;
-        const Spec* target = find(scenario_schema(), key, &suggestion);
+        const Spec* target = has_empty_step(key) ? nullptr : find(scenario_schema(), key, &suggestion);
         if (!target || key.rfind("sweep", 0) == 0 || key.rfind("variant", 0) == 0 || key.rfind("validation", 0) == 0)
           throw InputError(origin.locate(path, k->first), path,
                            "a variant sets a key the scenario does not have" +

@@ -125,6 +125,10 @@ struct Override {
 // Parses "path.to.key=value"; throws InputError naming --set.
 Override parse_override(const std::string& text);
 
+// The keys a setting `path: value` writes, as an override applies it: a mapping given for a section
+// sets each key it names (and keeps the section's others); any other value sets `path` itself.
+std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& value);
+
 // Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point
 // (without `expand_sweep`, the sweep is ignored and the file's own values make the one point).
 std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides = {},

@@ -316,6 +316,13 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    {"latency_p95_ms", state.p95_latency.estimate(confidence).half_width * 1e3},
                    {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
     out["business_operations"] = measurement.operations;
+    if (measurement.operations == 0) {
+      // As for transactions and IOs: an empty histogram read as a latency of 0.00 ms.
+      std::ostringstream warning_text;
+      warning_text << "no business operation completed in the measured " << elapsed
+                   << " s: latency_ms is not a measurement (every operation took longer)";
+      warn(out, scenario, warning_text.str());
+    }
     ndb->report(out, elapsed);  // operations per type, cluster threads (devices, links, cpus)
   } else {
     out["iops"] = throughput.mean;

@@ -9,23 +9,29 @@ namespace poolsim {
 
 using namespace schema;
 
-int MixOperation::statement_count() const {
-  int n = 0;
+std::int64_t MixOperation::statement_count() const {
+  std::int64_t n = 0;
   for (const auto& s : statements) n += s.repeat;
   return n;
 }
 
-int MixOperation::row_count() const {
-  int n = 0;
-  for (const auto& s : statements) n += s.repeat * s.tables * s.rows;
+std::int64_t MixOperation::row_count() const {
+  std::int64_t n = 0;
+  for (const auto& s : statements) n += std::int64_t{s.repeat} * s.tables * s.rows;
   return n;
 }
 
-int MixOperation::written_rows() const {
-  int n = 0;
+std::int64_t MixOperation::written_rows() const {
+  std::int64_t n = 0;
   for (const auto& s : statements)
-    if (s.write) n += s.repeat * s.tables * s.rows;
+    if (s.write) n += std::int64_t{s.repeat} * s.tables * s.rows;
   return n;
+}
+
+std::int64_t MixOperation::rows_held() const {
+  std::int64_t largest = 0;
+  for (const auto& s : statements) largest = std::max(largest, std::int64_t{s.tables} * s.rows);
+  return largest + written_rows();
 }
 
 CustomMix::CustomMix(std::vector<MixOperation> operations) : operations_(std::move(operations)) {

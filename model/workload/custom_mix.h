@@ -13,6 +13,7 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -33,10 +34,14 @@ struct MixOperation {
   double weight = 1;  // share of the load (normalised over the mix)
   std::vector<MixStatement> statements;
 
-  // Statements in sequence (with repeats), rows touched, rows written.
-  int statement_count() const;
-  int row_count() const;
-  int written_rows() const;
+  // Statements in sequence (with repeats), rows touched, rows written; 64-bit: the schema's limits
+  // (100000 repeats x 64 tables x 100000 rows per statement) overflow an int.
+  std::int64_t statement_count() const;
+  std::int64_t row_count() const;
+  std::int64_t written_rows() const;
+  // The most rows a thread running it holds at once: its largest statement's, and those it writes
+  // before the commit.
+  std::int64_t rows_held() const;
   bool writes() const { return written_rows() > 0; }
 };
 
