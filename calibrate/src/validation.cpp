@@ -430,23 +430,6 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
 }
 
 namespace {
-// Whether two dotted scenario keys name the same setting, or one a section holding the other.
-bool keys_overlap(const std::string& a, const std::string& b) {
-  const std::string& shorter = a.size() <= b.size() ? a : b;
-  const std::string& longer = a.size() <= b.size() ? b : a;
-  return longer.compare(0, shorter.size(), shorter) == 0 && (longer.size() == shorter.size() || longer[shorter.size()] == '.');
-}
-
-// The settings a variant's entry makes, a mapping given for a section split into its leaves (as the
-// loader applies it: key by key).
-void leaf_keys(const std::string& key, const YAML::Node& value, std::vector<std::string>& out) {
-  if (!value.IsMap()) {
-    out.push_back(key);
-    return;
-  }
-  for (auto k = value.begin(); k != value.end(); ++k) leaf_keys(key + "." + k->first.Scalar(), k->second, out);
-}
-
 // A row that selects a variant through one column and sets one of that variant's keys through
 // another: the column's value would win (--set over variant) and the row be simulated at a mix
 // that neither column names. Refused, as two columns setting one key are.
@@ -458,7 +441,8 @@ void check_variant_keys(const YAML::Node& variants, const std::string& table_csv
   const YAML::Node settings = variants[name];
   if (!settings || !settings.IsMap()) return;  // an unknown variant is load_scenarios' error
   std::vector<std::string> leaves;
-  for (auto k = settings.begin(); k != settings.end(); ++k) leaf_keys(k->first.Scalar(), k->second, leaves);
+  for (auto k = settings.begin(); k != settings.end(); ++k)
+    for (auto& leaf : leaf_paths(k->first.Scalar(), k->second)) leaves.push_back(std::move(leaf));
   for (const auto& leaf : leaves)
     for (const auto& [key, column] : row_keys)
       if (column != chooser->second && keys_overlap(leaf, key))

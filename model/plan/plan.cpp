@@ -132,15 +132,12 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       // Keys compare by what they write: `compute: {cores: 2}` sets compute.cores, and a key inside
       // one another sets (`storage.nodes` against `storage: {nodes: ...}`) is the same setting. Two
       // such settings were both applied, the later silently winning over the option it contradicts.
-      auto overlap = [](const std::string& a, const std::string& b) {
-        return a == b || a.rfind(b + ".", 0) == 0 || b.rfind(a + ".", 0) == 0;
-      };
       for (const auto& leaf : leaf_paths(key, k->second)) {
         for (const auto& [other, owner] : key_owner)
-          if (owner != owner_name && overlap(leaf, other))
+          if (owner != owner_name && keys_overlap(leaf, other))
             throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by " + owner);
         for (const auto& [other, other_key] : map_leaves)
-          if (other_key != key && overlap(leaf, other))
+          if (other_key != key && keys_overlap(leaf, other))
             throw InputError(origin.locate(key_path, k->first), key_path, "'" + other + "' is already set by '" + other_key + "' in this set");
         map_leaves.emplace_back(leaf, key);
       }

@@ -1046,6 +1046,12 @@ std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& v
   return paths;
 }
 
+bool keys_overlap(const std::string& a, const std::string& b) {
+  const std::string& shorter = a.size() <= b.size() ? a : b;
+  const std::string& longer = a.size() <= b.size() ? b : a;
+  return longer.compare(0, shorter.size(), shorter) == 0 && (longer.size() == shorter.size() || longer[shorter.size()] == '.');
+}
+
 namespace {
 // An empty step ("", "a.", ".a", "a..b") names no key; find() took "" for the whole scenario and
 // "a." for section a, so such a key reached the loader and failed there without its line.

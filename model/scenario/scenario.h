@@ -128,6 +128,8 @@ Override parse_override(const std::string& text);
 // The keys a setting `path: value` writes, as an override applies it: a mapping given for a section
 // sets each key it names (and keeps the section's others); any other value sets `path` itself.
 std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& value);
+// Whether two dotted keys write the same setting: the same key, or one a section holding the other.
+bool keys_overlap(const std::string& a, const std::string& b);
 
 // Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point
 // (without `expand_sweep`, the sweep is ignored and the file's own values make the one point).
