@@ -433,6 +433,9 @@ TEST(Cli, AValidationColumnSetsItsKeysAlone) {
           "9:", "'workload.threads' is already set by column 'thr'");
   refused("key-and-figure.yaml", "  columns:\n    tps: {key: workload.threads}\n  measured: {tps: tps}\n", "8:",
           "column 'tps' is the measured tps");
+  // A key with an empty step was read as the key without it ('workload.threads.' as workload.threads).
+  refused("trailing-dot.yaml", "  columns:\n    thr: {key: workload.threads.}\n  measured: {tps: tps}\n", "8:",
+          "'workload.threads.' is not a scenario key");
   refused("two-figures.yaml", "  columns:\n    thr: {key: workload.threads}\n  measured: {tps: tps, qps: tps}\n", "9:",
           "column 'tps' is already the measured tps");
   // A variant one column selects, setting a key another column sets: the column won (--set over

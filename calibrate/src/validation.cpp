@@ -523,7 +523,8 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
                          "column '" + column + "' is the measured " + measured_by_column[column] + ": it cannot also set the scenario");
       std::string suggestion;
       auto check_key = [&](const std::string& path, const YAML::Node& where, const std::string& at) {
-        if (!schema::find(scenario_schema(), path, &suggestion) || path.rfind("sweep", 0) == 0 || path.rfind("validation", 0) == 0)
+        if (has_empty_step(path) || !schema::find(scenario_schema(), path, &suggestion) || path.rfind("sweep", 0) == 0 ||
+            path.rfind("validation", 0) == 0)
           throw InputError(origin.locate(at, where), at,
                            "'" + path + "' is not a scenario key" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)"));
       };

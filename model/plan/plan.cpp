@@ -124,7 +124,7 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       std::string key = k->first.Scalar(), key_path = set_path + "." + key, suggestion;
       // An empty key or step ("", "a.", "a..b") names no key: "" found the scenario's root and
       // crashed the loader, "a." was refused in the scenario file as if written there (as --set is).
-      if (key.empty() || key.front() == '.' || key.back() == '.' || key.find("..") != std::string::npos)
+      if (has_empty_step(key))
         throw InputError(origin.locate(key_path, k->first), key_path, "a key path has an empty step (a dot too many, or no key)");
       if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
         throw InputError(origin.locate(key_path, k->first), key_path,

@@ -1052,13 +1052,9 @@ bool keys_overlap(const std::string& a, const std::string& b) {
   return longer.compare(0, shorter.size(), shorter) == 0 && (longer.size() == shorter.size() || longer[shorter.size()] == '.');
 }
 
-namespace {
-// An empty step ("", "a.", ".a", "a..b") names no key; find() took "" for the whole scenario and
-// "a." for section a, so such a key reached the loader and failed there without its line.
 bool has_empty_step(const std::string& path) {
   return path.empty() || path.front() == '.' || path.back() == '.' || path.find("..") != std::string::npos;
 }
-}  // namespace
 
 Override parse_override(const std::string& text) {
   // Its value reaches the JSON output, which must be UTF-8 (the CLI's --set and the Python bindings'
@@ -1073,7 +1069,7 @@ Override parse_override(const std::string& text) {
     throw InputError({"--set " + text, 0, 0}, o.path,
                      "the value has a comment ('" + o.value.substr(comment) + "'), which YAML would drop: give the value alone, or quote it");
   // An empty step ("a..b", "a.", ".a") names no key: found here, not as a path that happens to load.
-  if (o.path.front() == '.' || o.path.back() == '.' || o.path.find("..") != std::string::npos)
+  if (has_empty_step(o.path))
     throw InputError({"--set " + text, 0, 0}, o.path, "a key path has an empty step (a dot too many)");
   std::string suggestion;
   std::string target = o.path.rfind("sweep.", 0) == 0 ? o.path.substr(6) : o.path;

@@ -130,6 +130,9 @@ Override parse_override(const std::string& text);
 std::vector<std::string> leaf_paths(const std::string& path, const YAML::Node& value);
 // Whether two dotted keys write the same setting: the same key, or one a section holding the other.
 bool keys_overlap(const std::string& a, const std::string& b);
+// Whether a dotted key has an empty step ("", "a.", ".a", "a..b"): it names no key, where the
+// schema lookup took "" for the whole scenario and "a." for section a.
+bool has_empty_step(const std::string& path);
 
 // Loads FILE, applies overrides, validates, and expands the sweep into one Scenario per point
 // (without `expand_sweep`, the sweep is ignored and the file's own values make the one point).
