@@ -53,6 +53,22 @@ TEST(Cli, BadSetExitsTwo) {
   EXPECT_CONTAINS(r.err, "--set gives this key twice");
 }
 
+// `--set k=v FILE`: the file after an override is the scenario, not a second override (the option
+// took every argument after it and then said the file was missing).
+TEST(Cli, TheScenarioMayFollowASet) {
+  std::string good = write_temp("good.yaml", kSmall);
+  auto r = run_cli("run --set workload.fio.rw=randread --set simulation.max_duration=50ms " + good + " --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto points = nlohmann::json::parse(r.out)["points"];
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(points[0]["params"]["workload.fio.rw"], "randread");
+  EXPECT_EQ(points[0]["params"]["simulation.max_duration"], "50ms");
+  // Two values after one --set: the second is taken for the scenario file, and named as such.
+  r = run_cli("run --set workload.fio.rw=randread simulation.max_duration=50ms " + good);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "simulation.max_duration=50ms");
+}
+
 TEST(Cli, BadArgumentsExitTwo) {
   EXPECT_EQ(run_cli("run /nonexistent.yaml").exit_code, 2);
   EXPECT_EQ(run_cli("run " + kExample + " --format xml").exit_code, 2);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/queueing.h"
+#include "platform/platform.h"
 #include "sim/simulation.h"
 #include "test_support.h"
 
@@ -500,4 +501,25 @@ TEST(GapServer, WorkConservingBookingFillsShortGaps) {
   EXPECT_DOUBLE_EQ(exact.book_work_conserving(0, 0, 0.5), 3.5);
   // Intervals already past (before `now`) are forgotten without changing what comes after.
   EXPECT_DOUBLE_EQ(exact.book_work_conserving(10, 10, 1), 11.0);
+}
+
+// Busy time is counted when work is booked; a window counts what was served in it: the booked
+// intervals' parts after its end are the backlog, and a window that opens inside an interval
+// carries that interval's rest.
+TEST(GapServer, TheBacklogIsTheBookedWorkAfterATime) {
+  GapServer link;
+  link.book(0, 0, 1);    // [0, 1]
+  link.book(0, 2, 3);    // [2, 5]
+  link.book(0, 4, 0.5);  // [5, 5.5]: joined to the one before
+  EXPECT_DOUBLE_EQ(link.busy_s(), 4.5);
+  EXPECT_DOUBLE_EQ(link.backlog_s(0), 4.5);
+  EXPECT_DOUBLE_EQ(link.backlog_s(3), 2.5);
+  EXPECT_DOUBLE_EQ(link.backlog_s(6), 0.0);
+  link.reset_counters(3);  // a window from 3 ...
+  EXPECT_DOUBLE_EQ(link.busy_s() - link.backlog_s(4), 1.0);  // ... to 4 was busy throughout
+  FabricLink wire("l", 1e6);  // 1 MB/s
+  wire.serialise(0, 0, 3e6);  // 3 s on the wire
+  EXPECT_DOUBLE_EQ(wire.served_bytes(1), 1e6);
+  wire.reset_counters(1);
+  EXPECT_DOUBLE_EQ(wire.served_bytes(2), 1e6);
 }

@@ -90,6 +90,14 @@ TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {
                     "plan.yaml:12:48: key 'choices.more[0].set." + key.substr(1, key.size() - 2) + "': a key path has an empty step");
 }
 
+// An empty axis or option name was accepted and labelled its configurations with nothing.
+TEST(PlanInput, AnAxisAndAnOptionNeedANameThatIsNotEmpty) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  '':\n    - {name: x, price_usd: 1, source: x, set: {compute.memory: 8GiB}}\n"),
+                  "plan.yaml:11:3: key 'choices.': an axis needs a name that is not empty");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: ' ', price_usd: 1, source: x, set: {compute.memory: 8GiB}}\n"),
+                  "plan.yaml:12:14: key 'choices.more[0].name': an option needs a name that is not empty");
+}
+
 // A thread count past an int: yaml-cpp's "bad conversion" named neither the file nor the key.
 // A p99 past a double in milliseconds: the JSON said "p99_ms": null (no target), the table "inf ms".
 TEST(PlanInput, AP99PastWhatMillisecondsHoldNamesItsKey) {

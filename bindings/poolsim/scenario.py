@@ -126,6 +126,10 @@ class Scenario:
         """A copy whose sweep also runs these axes (a key already swept gets these values)."""
         overrides = list(self.overrides)
         for k, values in axes.items():
+            if isinstance(values, Mapping):
+                # list() of a dict is its keys: the sweep would run the key names as values.
+                raise TypeError(f"poolsim: the sweep of '{k}' is a mapping; give a list of values "
+                                "(a list of mappings to sweep a section)")
             if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
                 values = [values]
             values = list(values.tolist() if hasattr(values, "tolist") else values)

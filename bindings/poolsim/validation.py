@@ -150,8 +150,12 @@ def validate_table(scenario: str | os.PathLike, table_csv: str | os.PathLike, pr
                    jobs: int | None = None) -> Validation:
     """Validation against a published table: each CSV row becomes one point of ``scenario`` (a file
     with a ``validation:`` section mapping the table's columns); ``duration`` (seconds, 0: none) caps
-    the scenario's max_duration."""
+    the scenario's max_duration. A table's devices are the scenario's catalogue: ``devices`` must be
+    None (``poolsim validate --table`` refuses ``--devices`` too; it was ignored without a word)."""
     _check_validation()
+    if devices:
+        raise ValueError("poolsim: validate_table takes its devices from the scenario's catalogue; "
+                         f"devices={os.fspath(devices)!r} would be ignored")
     raw = _poolsim.validate_table(os.fspath(scenario), os.fspath(table_csv), os.fspath(profile) if profile else "",
                                   os.fspath(devices) if devices else "", float(duration), int(jobs or 0))
     return Validation(json.loads(raw))

@@ -173,3 +173,10 @@ def test_save_leaves_the_file_as_it_was_when_the_text_cannot_be_made(tmp_path):
         poolsim.Scenario("[1, 2]").save(target)
     assert target.read_text() == "name: kept\n"
     assert [p.name for p in tmp_path.iterdir()] == ["kept.yaml"]
+
+
+def test_a_sweep_given_as_a_mapping_is_a_type_error(tiny_fio):
+    # list() of a dict is its keys: {"workload.fio.iodepth": {1: "a", 4: "b"}} swept 1 and 4 silently.
+    with pytest.raises(TypeError, match="is a mapping; give a list of values"):
+        tiny_fio.with_sweep({"workload.fio.iodepth": {1: "a", 4: "b"}})
+    assert len(tiny_fio.with_sweep({"workload.fio.iodepth": [1, 4]}).points()) == 2

@@ -86,6 +86,13 @@ def test_a_duration_the_cli_refuses_is_a_value_error(root):
                                    duration=duration, jobs=1)
 
 
+def test_a_table_takes_no_devices_file(root):
+    # The devices file was passed down and never read: the CLI refuses --devices with --table.
+    with pytest.raises(ValueError, match="devices from the scenario's catalogue"):
+        poolsim.validate_table(root / "scenarios/seeds/ndb-rdma.yaml", root / "scenarios/seeds/ndb-rdma.csv",
+                               devices=root / "traces/local-vm/profile-devices.yaml", duration=0.5, jobs=1)
+
+
 def test_a_validation_document_without_its_keys_is_a_value_error():
     # Rendering read past the end of a document without "rows" or "summary": a segmentation fault
     # of the interpreter (repr() of poolsim.Validation({}) in a notebook killed its kernel).

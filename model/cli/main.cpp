@@ -218,7 +218,9 @@ int main(int argc, char** argv) {
   int jobs = default_jobs;
   auto* run = app.add_subcommand("run", "Run a scenario (and its sweep) and print one row per point");
   run->add_option("file", file, "Scenario YAML")->required()->check(CLI::ExistingFile);
-  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable; UTF-8)")->take_all();
+  // One value per --set, so `run --set k=v FILE` leaves FILE to the positional (a vector option would
+  // take every argument after it and then report the file missing).
+  run->add_option("--set", sets, "Override a key: path.to.key=value (repeatable, one per --set; UTF-8)")->expected(1)->allow_extra_args(false)->take_all();
   run->add_option("--format", format, "Output format")->check(CLI::IsMember({"table", "json", "csv"}));
   run->add_option("--out", out_path, "Write the output to this file (atomically) instead of stdout; not the scenario itself")->check(non_empty_path);
   run->add_option("--jobs", jobs, "Points simulated in parallel (child processes)")->check(CLI::Range(1, 1024));

@@ -170,32 +170,33 @@ double TransactionCoordinator::execute(const Statement& s, double now_s, double 
   return api.cpu.book(now_s, all + a.wakeup_s, n * a.result_row_cpu_s);
 }
 
-void TransactionCoordinator::reset_counters() {
+void TransactionCoordinator::reset_counters(double now_s) {
   for (auto& n : data_nodes_) {
-    n->ldm.reset_counters();
-    n->tc.reset_counters();
-    n->recv.reset_counters();
-    n->send.reset_counters();
-    n->tx.reset_counters();
-    n->rx.reset_counters();
+    n->ldm.reset_counters(now_s);
+    n->tc.reset_counters(now_s);
+    n->recv.reset_counters(now_s);
+    n->send.reset_counters(now_s);
+    n->tx.reset_counters(now_s);
+    n->rx.reset_counters(now_s);
   }
   for (auto& n : api_nodes_) {
-    n->cpu.reset_counters();
-    n->recv.reset_counters();
-    n->tx.reset_counters();
-    n->rx.reset_counters();
+    n->cpu.reset_counters(now_s);
+    n->recv.reset_counters(now_s);
+    n->tx.reset_counters(now_s);
+    n->rx.reset_counters(now_s);
   }
 }
 
-void TransactionCoordinator::report(nlohmann::ordered_json& out, double elapsed_s) const {
+void TransactionCoordinator::report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const {
   auto cpus = nlohmann::ordered_json::array();
   auto links = nlohmann::ordered_json::array();
   auto bank = [&](const std::string& host, const ThreadBank& b) {
-    cpus.push_back({{"host", host + "/" + b.name()}, {"cores", b.threads()}, {"utilisation", b.utilisation(elapsed_s)},
-                    {"busiest_thread", b.max_thread_utilisation(elapsed_s)}});
+    cpus.push_back({{"host", host + "/" + b.name()}, {"cores", b.threads()}, {"utilisation", b.utilisation(now_s, elapsed_s)},
+                    {"busiest_thread", b.max_thread_utilisation(now_s, elapsed_s)}});
   };
   auto link = [&](const FabricLink& l) {
-    links.push_back({{"name", l.name()}, {"utilisation", l.bytes() / (l.rate_Bps() * elapsed_s)}, {"MBps", l.bytes() / elapsed_s / 1e6}});
+    const double bytes = l.served_bytes(now_s);
+    links.push_back({{"name", l.name()}, {"utilisation", bytes / (l.rate_Bps() * elapsed_s)}, {"MBps", bytes / elapsed_s / 1e6}});
   };
   for (const auto& n : data_nodes_) {
     for (const ThreadBank* b : {&n->ldm, &n->tc, &n->recv, &n->send}) bank(n->name(), *b);

@@ -134,9 +134,10 @@ public:
     return api_nodes_[static_cast<size_t>(api)]->cpu.book(now_s, ready_s, cpu_s);
   }
 
-  void reset_counters();
-  // Thread and link utilisations since the last reset.
-  void report(nlohmann::ordered_json& out, double elapsed_s) const;
+  // A window opening at `now_s` (work booked before it and served in it counts in it).
+  void reset_counters(double now_s);
+  // Thread and link utilisations over the `elapsed_s` since the last reset, ending at `now_s`.
+  void report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const;
 
 private:
   // A message from data node `from`, handed to its send threads at `ready_s`, to data node `to`;

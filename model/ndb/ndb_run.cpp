@@ -87,12 +87,6 @@ void NdbRun::thread_loop(LoadThread& t) {
 void NdbRun::record(size_t type, double latency_s, const StatementStats& stats, std::int64_t statements) {
   measurement_.complete(latency_s);
   if (!measurement_.measuring) return;
-  if (!measuring_seen_) {
-    // The controller has just ended the warm-up (within one statement of now): start counting.
-    measuring_seen_ = true;
-    reset_counters();
-    sg::Actor::create("ndb-batches", platform_.compute().front().host, [this] { sample_batches(); })->daemonize();
-  }
   auto& s = types_[type];
   ++s.count;
   s.latency.record(latency_s);
@@ -100,6 +94,11 @@ void NdbRun::record(size_t type, double latency_s, const StatementStats& stats, 
   s.batch_latency.record(latency_s);
   s.statements += statements;
   s.messages += stats.messages;
+}
+
+void NdbRun::start_measuring() {
+  reset_counters();
+  sg::Actor::create("ndb-batches", platform_.compute().front().host, [this] { sample_batches(); })->daemonize();
 }
 
 void NdbRun::sample_batches() {
@@ -116,7 +115,7 @@ void NdbRun::sample_batches() {
 }
 
 void NdbRun::reset_counters() {
-  coordinator_.reset_counters();
+  coordinator_.reset_counters(now());
   for (auto& s : types_) {
     s.count = s.batch_count = 0;
     s.latency.clear();
@@ -127,7 +126,7 @@ void NdbRun::reset_counters() {
   }
 }
 
-void NdbRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
+void NdbRun::report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const {
   const double confidence = scenario_.simulation.confidence;
   auto operations = nlohmann::ordered_json::array();
   double statements = 0, messages = 0, count = 0;
@@ -162,7 +161,7 @@ void NdbRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
                 {"node_groups", config_.node_groups()},
                 {"api_nodes", config_.api_nodes},
                 {"load_threads", config_.load_generators * config_.load_generator.threads}};
-  coordinator_.report(out, elapsed_s);
+  coordinator_.report(out, elapsed_s, now_s);
 }
 
 }  // namespace poolsim

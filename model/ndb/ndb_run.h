@@ -22,8 +22,12 @@ public:
   NdbRun(Platform& platform, Measurement& measurement, const Scenario& scenario);
   void start();
   void reset_counters();
-  // Adds the per-type figures (`operations`), per-operation counts and the cluster's utilisations.
-  void report(nlohmann::ordered_json& out, double elapsed_s) const;
+  // Called by the controller as the warm-up ends: counters and batches start from now (they started
+  // at the first operation completed after it, so a window with none reported the warm-up's).
+  void start_measuring();
+  // Adds the per-type figures (`operations`), per-operation counts and the cluster's utilisations
+  // over the window of `elapsed_s` that ends at `now_s`.
+  void report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const;
 
   const NdbConfig& config() const { return config_; }
   const CustomMix& mix() const { return mix_; }
@@ -56,7 +60,6 @@ private:
   TransactionCoordinator coordinator_;
   std::vector<std::unique_ptr<LoadThread>> threads_;
   std::vector<TypeStats> types_;
-  bool measuring_seen_ = false;
 };
 
 }  // namespace poolsim

@@ -36,6 +36,12 @@ public:
   void insert(double start_s, double service_s) {
     if (service_s > 0) busy_.emplace(start_s, start_s + service_s);
   }
+  // Booked work not yet served at `t`.
+  double backlog_s(double t) const {
+    double s = 0;
+    for (auto it = busy_.begin(); it != busy_.end(); ++it) s += std::max(0.0, it->second - std::max(it->first, t));
+    return s;
+  }
   // Drops intervals that ended before `now_s` (they can no longer constrain anything).
   void forget_before(double now_s) {
     while (!busy_.empty() && busy_.begin()->second <= now_s) busy_.erase(busy_.begin());
@@ -89,16 +95,31 @@ public:
   const std::string& name() const { return name_; }
   int threads() const { return static_cast<int>(threads_.size()); }
   double busy_s() const { return busy_s_; }
-  // The busiest thread's share of `elapsed_s` (a pinned thread can saturate while the bank idles).
-  double max_thread_utilisation(double elapsed_s) const {
-    return elapsed_s > 0 ? *std::max_element(busy_.begin(), busy_.end()) / elapsed_s : 0.0;
+  // Work is booked whole when a statement is issued, often ahead of `now`: the shares below count
+  // what was served by `now_s` (a long message counted at booking put them above 1).
+  // The busiest thread's share of the window of `elapsed_s` ending at `now_s` (a pinned thread can
+  // saturate while the bank idles).
+  double max_thread_utilisation(double now_s, double elapsed_s) const {
+    if (!(elapsed_s > 0)) return 0.0;
+    double most = 0;
+    for (size_t i = 0; i < threads_.size(); ++i) most = std::max(most, busy_[i] - threads_[i].backlog_s(now_s));
+    return most / elapsed_s;
   }
   std::uint64_t requests() const { return requests_; }
-  double utilisation(double elapsed_s) const { return elapsed_s > 0 ? busy_s_ / (threads_.size() * elapsed_s) : 0.0; }
-  void reset_counters() {
+  double utilisation(double now_s, double elapsed_s) const {
+    if (!(elapsed_s > 0)) return 0.0;
+    double backlog = 0;
+    for (const auto& t : threads_) backlog += t.backlog_s(now_s);
+    return (busy_s_ - backlog) / (threads_.size() * elapsed_s);
+  }
+  // A window opening at `now_s` counts the work booked before it and served in it.
+  void reset_counters(double now_s) {
     busy_s_ = 0;
     requests_ = 0;
-    std::fill(busy_.begin(), busy_.end(), 0.0);
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      busy_[i] = threads_[i].backlog_s(now_s);
+      busy_s_ += busy_[i];
+    }
   }
 
 private:

@@ -162,6 +162,9 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
     YAML::Node dearest_price;
     axis.name = axis_it->first.Scalar();
     std::string axis_path = "choices." + axis.name;
+    // The results name a configuration by its axes and options: an empty or blank name labels nothing.
+    const auto blank = [](const std::string& name) { return name.find_first_not_of(" \t") == std::string::npos; };
+    if (blank(axis.name)) throw InputError(origin.locate(axis_path, axis_it->first), axis_path, "an axis needs a name that is not empty");
     if (axis_it->second.size() == 0) throw InputError(origin.locate(axis_path, axis_it->second), axis_path, "an axis needs at least one option");
     std::set<std::string> names;
     for (size_t i = 0; i < axis_it->second.size(); ++i) {
@@ -170,6 +173,7 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       PlanOption option;
       option.name = o["name"].Scalar();
       option.where = origin.locate(path, o);
+      if (blank(option.name)) throw InputError(origin.locate(path + ".name", o["name"]), path + ".name", "an option needs a name that is not empty");
       if (!names.insert(option.name).second)
         throw InputError(origin.locate(path + ".name", o["name"]), path + ".name", "option '" + option.name + "' appears twice on this axis");
       option.price_usd = o["price_usd"].as<double>();

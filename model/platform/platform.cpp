@@ -401,15 +401,15 @@ void Platform::reset_counters(double now_s) {
     c.bursts = 0;
     c.burst_sum_s = c.burst_sumsq_s = 0;
     c.idle_wakeup_offered_s = c.idle_wakeup_charged_s = 0;
-    c.nic_tx.reset_counters();
-    c.nic_rx.reset_counters();
+    c.nic_tx.reset_counters(now_s);
+    c.nic_rx.reset_counters(now_s);
     for (auto& d : c.local_devices) d->reset_counters(now_s);
   }
   for (auto& s : storage_) {
     s.cores->reset_counters(now_s);
     for (auto& d : s.devices) d->reset_counters(now_s);
-    for (auto& l : s.port_tx) l.reset_counters();
-    for (auto& l : s.port_rx) l.reset_counters();
+    for (auto& l : s.port_tx) l.reset_counters(now_s);
+    for (auto& l : s.port_rx) l.reset_counters(now_s);
   }
 }
 
@@ -444,8 +444,9 @@ double burst_scv_of(const ComputeNode& c) {
   double mean = c.burst_sum_s / c.bursts;
   return std::max(0.0, c.burst_sumsq_s / c.bursts / (mean * mean) - 1.0);
 }
-nlohmann::ordered_json link_report(const FabricLink& l, double elapsed) {
-  return {{"name", l.name()}, {"utilisation", l.bytes() / (l.rate_Bps() * elapsed)}, {"MBps", l.bytes() / elapsed / 1e6}};
+nlohmann::ordered_json link_report(const FabricLink& l, double elapsed, double now_s) {
+  const double bytes = l.served_bytes(now_s);
+  return {{"name", l.name()}, {"utilisation", bytes / (l.rate_Bps() * elapsed)}, {"MBps", bytes / elapsed / 1e6}};
 }
 }  // namespace
 
@@ -460,8 +461,8 @@ nlohmann::ordered_json Platform::report(double now_s) const {
                                           (c.local_devices.size() > 1 ? "/dev" + std::to_string(d) : std::string()),
                                       *c.local_devices[d], elapsed, now_s));
     if (c.local_devices.empty()) {
-      links.push_back(link_report(c.nic_tx, elapsed));
-      links.push_back(link_report(c.nic_rx, elapsed));
+      links.push_back(link_report(c.nic_tx, elapsed, now_s));
+      links.push_back(link_report(c.nic_rx, elapsed, now_s));
     }
     cpus.push_back({{"host", name},
                     {"role", "compute"},
@@ -491,8 +492,8 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     for (size_t d = 0; d < s.devices.size(); ++d)
       devices.push_back(device_report(s.config.name + "/dev" + std::to_string(d), *s.devices[d], elapsed, now_s));
     for (size_t p = 0; p < s.port_tx.size(); ++p) {
-      links.push_back(link_report(s.port_tx[p], elapsed));
-      links.push_back(link_report(s.port_rx[p], elapsed));
+      links.push_back(link_report(s.port_tx[p], elapsed, now_s));
+      links.push_back(link_report(s.port_rx[p], elapsed, now_s));
     }
     cpus.push_back({{"host", s.config.name},
                     {"role", "storage"},

@@ -70,8 +70,13 @@ public:
   }
   const std::string& name() const { return name_; }
   double rate_Bps() const { return rate_Bps_; }
+  // Bytes booked since the last reset, those still to cross after `now_s` included.
   double bytes() const { return bytes_; }
-  void reset_counters() { bytes_ = 0; }
+  // Bytes that crossed between the last reset and `now_s`: a message is booked whole when it is
+  // sent, so a long one (NDB's) counted at booking put a window's utilisation above 1.
+  double served_bytes(double now_s) const { return bytes_ - line_.backlog_s(now_s) * rate_Bps_; }
+  // A window opening at `now_s` counts the bytes booked before it that cross in it.
+  void reset_counters(double now_s) { bytes_ = line_.backlog_s(now_s) * rate_Bps_; }
 
 private:
   std::string name_;

@@ -196,7 +196,14 @@ public:
     return t;
   }
   double busy_s() const { return busy_s_; }
-  void reset_counters() { busy_s_ = 0; }
+  // Booked work not yet served at `t`: what busy_s, counted at booking, holds beyond `t`.
+  double backlog_s(double t) const {
+    double s = 0;
+    for (size_t i = first_; i < busy_.size(); ++i) s += std::max(0.0, busy_[i].end_s - std::max(busy_[i].start_s, t));
+    return s;
+  }
+  // A window opening at `now_s` counts the work booked before it and served in it.
+  void reset_counters(double now_s) { busy_s_ = backlog_s(now_s); }
 
 private:
   void forget_past(double now_s) {

@@ -44,6 +44,7 @@ struct RunState {
   double fast_forward_s = 0;      // virtual seconds of the warm-up's fast-forward (not in warmup_s)
   bool fast_forward_steady = false;  // the fast-forward ended on its steadiness test (no timed turnovers follow)
   DatabaseRun* database = nullptr;
+  NdbRun* ndb = nullptr;
 };
 
 // Ends warm-up, then measures batch by batch until the throughput's confidence interval is narrow
@@ -151,6 +152,7 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
   state.measure_start_s = sg::Engine::get_clock();
   platform.reset_counters(state.measure_start_s);
   if (state.database) state.database->reset_counters();
+  if (state.ndb) state.ndb->start_measuring();
   measurement.batch_latency.clear();
   std::uint64_t last_ops = 0;
   const int max_batches = std::max(sim.min_batches, static_cast<int>(std::ceil(sim.max_duration_s / sim.batch_s - 1e-9)));
@@ -252,6 +254,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   } else if (scenario.workload.kind == "ndb") {
     ndb = std::make_unique<NdbRun>(platform, measurement, scenario);
     ndb->start();
+    state.ndb = ndb.get();
   } else {
     start_fio(platform, measurement, scenario.workload.fio, scenario.simulation.seed);
   }
@@ -323,7 +326,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    << " s: latency_ms is not a measurement (every operation took longer)";
       warn(out, scenario, warning_text.str());
     }
-    ndb->report(out, elapsed);  // operations per type, cluster threads (devices, links, cpus)
+    ndb->report(out, elapsed, state.measure_end_s);  // operations per type, cluster threads (devices, links, cpus)
   } else {
     out["iops"] = throughput.mean;
     out["iops_ci95"] = throughput.half_width;
