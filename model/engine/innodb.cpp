@@ -287,10 +287,18 @@ InnodbServer::FastForward InnodbServer::fast_forward(const SysbenchMix& mix, std
 }
 
 void InnodbServer::start_background() {
-  sg::Actor::create("page-cleaner-" + node_.host->get_name(), node_.host, [this] { page_cleaner_loop(); })->daemonize();
-  for (int i = 0; i < config_.page_cleaners; ++i)
-    sg::Actor::create("lru-flusher-" + std::to_string(i) + "-" + node_.host->get_name(), node_.host,
-                      [this] { lru_flusher_loop(); })->daemonize();
+  if (mariadb_lru_flushing()) {
+    sg::Actor::create("page-cleaner-" + node_.host->get_name(), node_.host, [this] { page_cleaner_loop(); })->daemonize();
+    for (int i = 0; i < config_.page_cleaners; ++i)
+      sg::Actor::create("lru-flusher-" + std::to_string(i) + "-" + node_.host->get_name(), node_.host,
+                        [this] { lru_flusher_loop(); })->daemonize();
+  } else {
+    pass_start_ = sg::Barrier::create(static_cast<unsigned>(config_.page_cleaners));
+    pass_end_ = sg::Barrier::create(static_cast<unsigned>(config_.page_cleaners));
+    for (int i = 0; i < config_.page_cleaners; ++i)
+      sg::Actor::create("page-cleaner-" + std::to_string(i) + "-" + node_.host->get_name(), node_.host,
+                        [this, i] { page_cleaner_slot_loop(i); })->daemonize();
+  }
   if (profile_.background_cpu_per_txn_s > 0) {
     // Purge and the other background tasks: every interval, the CPU of the transactions committed
     // since, as one burst on the node (they run beside the connections, not in their path).
@@ -1019,7 +1027,20 @@ double InnodbServer::flush_list_recommendation(std::uint64_t lsn, double elapsed
   return n_pages;
 }
 
+std::size_t InnodbServer::flush_list_batch(double n_pages) {
+  std::vector<std::uint32_t> batch;
+  pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
+  add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
+  // Written in chunks, as InnoDB writes doublewrite-sized batches.
+  for (size_t i = 0; i < batch.size(); i += kDoublewriteBatchPages) {
+    std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
+    flush_pages(chunk, /*evict=*/false);
+  }
+  return batch.size();
+}
+
 void InnodbServer::page_cleaner_loop() {
+  // MariaDB 10.5+: the flush list here, the LRU in lru_flusher_loop beside it.
   cleaner_last_pass_s_ = now();
   while (true) {
     double start = now();
@@ -1027,23 +1048,67 @@ void InnodbServer::page_cleaner_loop() {
     double n_pages = flush_list_recommendation(redo_->lsn(), now() - cleaner_last_pass_s_, &age);
     cleaner_last_pass_s_ = now();
     const std::uint64_t fast_forwards = fast_forwards_;
-    std::vector<std::uint32_t> batch;
-    pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
-    add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
-    // Written in chunks, as InnoDB writes doublewrite-sized batches.
-    for (size_t i = 0; i < batch.size(); i += kDoublewriteBatchPages) {
-      std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
-      flush_pages(chunk, /*evict=*/false);
-    }
+    const std::size_t written = flush_list_batch(n_pages);
     // A pass a fast-forward interrupted was sized for the state before it: the replay's own passes
     // have set the average since.
-    if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + batch.size() / kCleanerInterval_s) / 2;
+    if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + written / kCleanerInterval_s) / 2;
     platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     // Sleep the rest of the second, unless the redo log needs more flushing now.
     double spent = now() - start;
     const double usable = config_.redo_capacity_bytes * kRedoUsable;
     if (age <= usable * kAgeSync && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
-    else if (batch.empty()) sg::this_actor::sleep_for(1e-3);
+    else if (written == 0) sg::this_actor::sleep_for(1e-3);
+  }
+}
+
+void InnodbServer::page_cleaner_slot_loop(int cleaner) {
+  // MySQL 5.6-8.x and MariaDB <= 10.4 (buf_flush_page_cleaner_coordinator, pc_flush_slot): in each
+  // pass every page cleaner thread flushes its instances' LRU tail and then their share of the
+  // flush-list batch, and the coordinator (cleaner 0) waits for all before the next pass. So while a
+  // large flush-list batch is written no LRU flushing frees pages, and threads that find none flush
+  // single pages themselves. A thread without a free page sets buf_flush_event, which ends the
+  // coordinator's sleep early: that pass flushes the LRU only (pc_request(0)).
+  const int cleaners = config_.page_cleaners;
+  double next_full_pass_s = now();
+  if (cleaner == 0) cleaner_last_pass_s_ = now();
+  while (true) {
+    double age = 0;
+    const double start = now();
+    if (cleaner == 0) {
+      cleaner_requested_ = false;
+      pass_list_pages_ = 0;
+      pass_pages_written_ = 0;
+      if (start >= next_full_pass_s - 1e-9) {
+        next_full_pass_s = start + kCleanerInterval_s;
+        const double n_pages = flush_list_recommendation(redo_->lsn(), start - cleaner_last_pass_s_, &age);
+        cleaner_last_pass_s_ = start;
+        pass_list_pages_ = std::max(0.0, n_pages) / cleaners;
+      }
+    }
+    pass_start_->wait();
+    const std::uint64_t fast_forwards = fast_forwards_;
+    const bool full = pass_list_pages_ > 0 || (cleaner == 0 && next_full_pass_s == start + kCleanerInterval_s);
+    const std::uint32_t free_before = pool_.free_frames();
+    lru_flush_batch();
+    const std::size_t written = full ? flush_list_batch(pass_list_pages_) : 0;
+    pass_pages_written_ += written;
+    const bool freed = pool_.free_frames() > free_before;
+    pass_end_->wait();
+    if (cleaner != 0) continue;
+    if (full) {
+      if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + pass_pages_written_ / kCleanerInterval_s) / 2;
+      platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
+    }
+    const double usable = config_.redo_capacity_bytes * kRedoUsable;
+    if (age > usable * kAgeSync) {
+      next_full_pass_s = now();  // the redo log needs more flushing now: another full pass
+      if (pass_pages_written_ == 0 && !freed) sg::this_actor::sleep_for(1e-3);
+    } else if (!cleaner_requested_ && now() < next_full_pass_s) {
+      std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);
+      cleaner_wakeup_->wait_for(lock, next_full_pass_s - now());
+    } else if (!freed && pass_pages_written_ == 0) {
+      sg::this_actor::sleep_for(kLruRetry_s);  // woken, but the tail is all in flight
+    }
   }
 }
 

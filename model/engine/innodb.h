@@ -206,6 +206,10 @@ private:
   void count_lru_batch(std::size_t pages);  // an LRU batch of `pages` dirty pages (neighbours included) is written
   void page_cleaner_loop();
   void lru_flusher_loop();
+  // MySQL 5.6-8.x and MariaDB <= 10.4: page cleaner `cleaner` of page_cleaners, LRU then flush list.
+  void page_cleaner_slot_loop(int cleaner);
+  // One flush-list batch of `n_pages` from the oldest modifications; returns the pages written.
+  std::size_t flush_list_batch(double n_pages);
   double checksum_cpu_s() const;
   std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * 16384ull; }
 
@@ -231,6 +235,11 @@ private:
   WaitQueue free_frame_waiters_;                  // threads waiting for the LRU flush to free a page
   simgrid::s4u::MutexPtr cleaner_mutex_;
   simgrid::s4u::ConditionVariablePtr cleaner_wakeup_;  // user threads short of free pages wake the cleaner
+  // The page cleaner threads' pass (MySQL 5.6-8.x, MariaDB <= 10.4): all start it together and the
+  // coordinator waits for all to finish it (pc_request / pc_wait_finished).
+  simgrid::s4u::BarrierPtr pass_start_, pass_end_;
+  double pass_list_pages_ = 0;        // this pass's flush-list pages per cleaner (0: an LRU-only pass)
+  std::size_t pass_pages_written_ = 0;  // flush-list pages the cleaners wrote in this pass
   bool cleaner_requested_ = false;
   simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
   simgrid::s4u::SemaphorePtr single_page_slots_;  // the shared buffer's single-page slots; null: none
