@@ -1078,7 +1078,8 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
       cleaner_requested_ = false;
       pass_list_pages_ = 0;
       pass_pages_written_ = 0;
-      if (start >= next_full_pass_s - 1e-9) {
+      pass_full_ = start >= next_full_pass_s - 1e-9;
+      if (pass_full_) {
         next_full_pass_s = start + kCleanerInterval_s;
         const double n_pages = flush_list_recommendation(redo_->lsn(), start - cleaner_last_pass_s_, &age);
         cleaner_last_pass_s_ = start;
@@ -1087,15 +1088,14 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
     }
     pass_start_->wait();
     const std::uint64_t fast_forwards = fast_forwards_;
-    const bool full = pass_list_pages_ > 0 || (cleaner == 0 && next_full_pass_s == start + kCleanerInterval_s);
     const std::uint32_t free_before = pool_.free_frames();
     lru_flush_batch();
-    const std::size_t written = full ? flush_list_batch(pass_list_pages_) : 0;
+    const std::size_t written = pass_full_ ? flush_list_batch(pass_list_pages_) : 0;
     pass_pages_written_ += written;
     const bool freed = pool_.free_frames() > free_before;
     pass_end_->wait();
     if (cleaner != 0) continue;
-    if (full) {
+    if (pass_full_) {
       if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + pass_pages_written_ / kCleanerInterval_s) / 2;
       platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     }

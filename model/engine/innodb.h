@@ -238,7 +238,8 @@ private:
   // The page cleaner threads' pass (MySQL 5.6-8.x, MariaDB <= 10.4): all start it together and the
   // coordinator waits for all to finish it (pc_request / pc_wait_finished).
   simgrid::s4u::BarrierPtr pass_start_, pass_end_;
-  double pass_list_pages_ = 0;        // this pass's flush-list pages per cleaner (0: an LRU-only pass)
+  bool pass_full_ = false;            // this pass flushes the flush list too (else the LRU only)
+  double pass_list_pages_ = 0;        // this pass's flush-list pages per cleaner
   std::size_t pass_pages_written_ = 0;  // flush-list pages the cleaners wrote in this pass
   bool cleaner_requested_ = false;
   simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
