@@ -217,7 +217,11 @@ TEST(Cli, OutFollowsALinkAndRefusesADirectory) {
   EXPECT_TRUE(std::filesystem::is_empty(dir));
   r = run_cli("run " + good + " --format csv --out " + temp_path("no-such-dir") + "/x.csv");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_CONTAINS(r.err, "No such file or directory");
+  EXPECT_CONTAINS(r.err, "there is no directory '" + temp_path("no-such-dir") + "' to write it in");
+  // calibrate said so only after the whole fit.
+  r = run_cli("calibrate " + std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/disk-bp1G-t4 -o " + temp_path("no-such-dir") + "/p.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "-o: '" + temp_path("no-such-dir") + "/p.yaml': there is no directory");
 }
 
 TEST(Cli, OutputsThatBelongTogetherAreAllOrNothing) {

@@ -466,7 +466,7 @@ TEST(ScenarioErrors, InlineDeviceFiguresPastAnyDeviceAreRefused) {
   auto e = error_of(with("read_bandwidth", "1e30B/s"));
   EXPECT_CONTAINS(e, "bad.yaml:8:21");
   EXPECT_CONTAINS(e, "devices.mine.read_bandwidth");
-  EXPECT_CONTAINS(e, "between 0B/s and 1000GB/s");
+  EXPECT_CONTAINS(e, "above 0B/s and at most 1000GB/s");
   EXPECT_CONTAINS(error_of(with("write_bandwidth", "2TB/s")), "devices.mine.write_bandwidth");
   EXPECT_CONTAINS(error_of(with("read_transfer_rate", "5TB/s")), "devices.mine.read_transfer_rate");
   EXPECT_CONTAINS(error_of(with("read_iops", "1e12/s")), "devices.mine.read_iops");
@@ -478,6 +478,8 @@ TEST(ScenarioErrors, InlineDeviceFiguresPastAnyDeviceAreRefused) {
   EXPECT_CONTAINS(error_of(with("read_latency", "1000000000s")), "devices.mine.read_latency");
   EXPECT_CONTAINS(error_of(with("read_iops", "0/s")), "devices.mine.read_iops");
   EXPECT_CONTAINS(error_of(with("read_bandwidth", "-1GB/s")), "devices.mine.read_bandwidth");
+  // A range whose lower end is excluded says so ("between 0ns and 1s" read as if 0 were allowed).
+  EXPECT_CONTAINS(error_of(with("read_latency", "0us")), "must be above 0ns and at most 1s");
 }
 
 TEST(Scenario, TheMainJobUsesSeedS000sFittedCoreSpeed) {
@@ -535,6 +537,15 @@ TEST(Scenario, AFioJobUnderAnotherGeneratorIsAnError) {
   EXPECT_CONTAINS(error_of("workload: {kind: sysbench, fio: {rw: randread}}\n"), "would not run");
 }
 
+TEST(ScenarioErrors, AFioSpanShorterThanOneBlockIsRefused) {
+  // It ran as one block, silently.
+  const std::string e = error_of("workload: {kind: fio, fio: {rw: randread, bs: 16KiB, span: 1B}}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:");
+  EXPECT_CONTAINS(e, "workload.fio.span");
+  EXPECT_CONTAINS(e, "shorter than one block");
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: fio, fio: {rw: randread, bs: 16KiB, span: 16KiB}}\n", "ok.yaml"));
+}
+
 TEST(Scenario, RunsTheSimulatorCannotFinishAreRefusedUpFront) {
   // More client threads than the kernel lets a process map stacks for (the simulation would abort).
   auto e = error_of("workload: {kind: sysbench, threads: 100000}\n");
@@ -582,4 +593,36 @@ TEST(Scenario, AVariantThatIsNotAMappingOrAChoiceThatIsNotANameIsNamedSo) {
   e = error_of("variants: {a: {}}\nvariant: [a]\n");
   EXPECT_CONTAINS(e, "bad.yaml:2:");
   EXPECT_CONTAINS(e, "expected the name of one entry");
+}
+
+TEST(ScenarioErrors, ATransactionWithNoStatementIsRefused) {
+  // skip_trx and every count of the mix at 0: an event of no statement takes no time, and the closed
+  // loop never moved the clock on (the run hung).
+  const std::string none =
+      "workload: {kind: sysbench, test: oltp_read_write, skip_trx: true, point_selects: 0, simple_ranges: 0, sum_ranges: 0,\n"
+      "           order_ranges: 0, distinct_ranges: 0, index_updates: 0, non_index_updates: 0, delete_inserts: 0}\n";
+  const std::string e = error_of(none);
+  EXPECT_CONTAINS(e, "workload.test");
+  EXPECT_CONTAINS(e, "no statement");
+  EXPECT_CONTAINS(error_of("workload: {kind: sysbench, test: oltp_read_only, skip_trx: true, point_selects: 0, simple_ranges: 0,\n"
+                           "           sum_ranges: 0, order_ranges: 0, distinct_ranges: 0}\n"),
+                  "no statement");
+  // BEGIN and COMMIT alone are statements: that mix loads (and runs: DatabaseErrors in test_database).
+  EXPECT_NO_THROW(load_scenarios_from_text(
+      "workload: {kind: sysbench, point_selects: 0, simple_ranges: 0, sum_ranges: 0, order_ranges: 0, distinct_ranges: 0,\n"
+      "           index_updates: 0, non_index_updates: 0, delete_inserts: 0}\n",
+      "ok.yaml"));
+}
+
+TEST(ScenarioErrors, HexadecimalAndOverflowingNumbersAreRefusedAtTheirKey) {
+  // strtod reads "0x10" as 16, yaml-cpp's as<double>() does not: the error had no file or key.
+  std::string e = error_of("compute: {core_speed: 0x10}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:");
+  EXPECT_CONTAINS(e, "compute.core_speed");
+  EXPECT_CONTAINS(error_of("name: x\n", {parse_override("compute.core_speed=0x1p3")}), "compute.core_speed");
+  // 1e308 is a number, 1e308 M/s is past a double once the unit's factor is applied.
+  e = error_of("workload: {kind: sysbench, rate: 1e308M/s}\n");
+  EXPECT_CONTAINS(e, "workload.rate");
+  EXPECT_CONTAINS(e, "past what a number holds");
+  EXPECT_CONTAINS(error_of("compute: {memory: 1e308TB}\n"), "compute.memory");
 }

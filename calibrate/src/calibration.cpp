@@ -399,7 +399,7 @@ std::string device_name_for(const Trace& t) {
   std::string kind = t.meta["storage"]["kind"].Scalar();
   // The set whose devices the trace ran on: capture.trace_set when given (a diagnostic subset such
   // as local-vm/pfs shares local-vm's devices), else the directory holding the trace.
-  std::string set = std::filesystem::path(t.dir).parent_path().filename().string();
+  std::string set = trace_set_directory(t);
   if (const auto capture = t.meta["capture"]; capture && capture.IsMap() && capture["trace_set"] && capture["trace_set"].IsScalar())
     set = capture["trace_set"].Scalar();
   const std::string name = set + "-" + kind;
@@ -460,6 +460,11 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
   std::vector<const FioResult*> reads;
   for (const auto& f : t.fio) {
     if (f.rw == "randread") {
+      // The read curve is one block size's: a job of another size would mix two devices' figures.
+      if (!reads.empty() && f.block_bytes != block)
+        throw InputError({f.file, 0, 0}, "job options.bs",
+                         "randread jobs of two block sizes (" + std::to_string(std::lround(block)) + " B in " + reads.front()->file + ", " +
+                             std::to_string(std::lround(f.block_bytes)) + " B here): capture one size for the read curve");
       if (f.iodepth == 1) qd1 = f.latency_mean_s;
       best_iops = std::max(best_iops, f.iops);
       block = f.block_bytes;
@@ -559,7 +564,7 @@ std::string device_yaml_for(const Trace& t, double host_cpu_s, double sustained_
   }
   YAML::Node entry = YAML::Clone(catalogue[model]);
   entry["description"] = entry["description"].Scalar() + " (the catalogue's " + model + ", standing for " +
-                         std::filesystem::path(t.dir).parent_path().filename().string() + "'s device)";
+                         trace_set_directory(t) + "'s device)";
   entry["source"] = "catalogue entry " + model + " (scenarios/catalogue/devices.yaml), named by " +
                     std::filesystem::path(t.dir).filename().string() + "/meta.yaml storage.model" +
                     (storage["model_note"] ? ": " + storage["model_note"].Scalar() : std::string()) +

@@ -356,6 +356,11 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   }
   if (!saw_transactions)
     throw InputError({file, n, 0}, "", "no final 'transactions:' line: the log is truncated or not sysbench output");
+  // sysbench prints one percentile, the 95th unless run with --percentile=N: poolsim compares the 95th.
+  if (saw_avg && !saw_p95 && r.latency_p99_ms > 0)
+    throw InputError({file, n, 0}, "99th percentile",
+                     "the log's latency summary has the 99th percentile only (sysbench --percentile=99): poolsim compares the 95th; "
+                     "capture with sysbench's default --percentile=95");
   if (!saw_avg || !saw_p95)
     throw InputError({file, n, 0}, "", "no latency summary (avg and 95th percentile): the log is truncated");
   // A run that completed nothing has no throughput to compare or fit (its error would be infinite).
@@ -447,6 +452,10 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a number a counter can hold");
     if (counters && whole && !kFractionalStatus.count(name) && value.find_first_not_of("0123456789", value[0] == '-' ? 1 : 0) != std::string::npos)
       throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is not a whole number: SHOW STATUS prints counters whole");
+    // InnoDB's counters are unsigned: a negative one is an edited or corrupted figure, which the
+    // difference of two snapshots would turn into a wrong rate.
+    if (counters && innodb && whole && v < 0)
+      throw InputError({file, n, static_cast<int>(tab) + 2}, name, "value '" + value + "' is negative: InnoDB's status counters are unsigned");
     if (whole) values[name] = v;
   }
   return values;
@@ -474,7 +483,8 @@ std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const 
       char* end = nullptr;
       errno = 0;
       unsigned long long x = std::strtoull(fields[i].c_str(), &end, 10);
-      if (end == fields[i].c_str() || *end != '\0' || errno != 0)
+      // strtoull takes "-5" as 2^64 - 5: the kernel prints unsigned counters, digits only.
+      if (end == fields[i].c_str() || *end != '\0' || errno != 0 || !std::isdigit(static_cast<unsigned char>(fields[i][0])))
         throw InputError({file, n, 0}, "", "counter " + std::to_string(i - 2) + " of " + fields[2] + " is not a number: '" + fields[i] + "'");
       v.push_back(x);
     }
@@ -681,12 +691,18 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   } catch (const std::logic_error&) {
     throw InputError({file, 0, 0}, "job options.iodepth", "expected a queue depth of at least 1, got '" + iodepth + "'");
   }
-  try {
-    r.block_bytes = std::stod(bs) * (bs.find_first_of("kK") != std::string::npos ? 1024 : bs.find_first_of("mM") != std::string::npos ? 1048576 : 1);
-  } catch (const std::logic_error&) {
-    r.block_bytes = 0;
+  // fio's sizes: a whole number, a power-of-1024 suffix (k, m, g, t; "KiB", "kb" alike with the
+  // default kb_base), no range or read,write split (one block size is what the fit reads).
+  static const std::regex kFioSize(R"(([0-9]+)\s*([kKmMgGtT]?)(?:i?[bB])?)");
+  std::smatch size;
+  if (std::regex_match(bs, size, kFioSize)) {
+    const std::string unit = size[2].str();
+    const double scale = unit.empty() ? 1 : std::pow(1024.0, std::string("kmgt").find(static_cast<char>(std::tolower(static_cast<unsigned char>(unit[0])))) + 1);
+    r.block_bytes = std::stod(size[1].str()) * scale;
   }
-  if (!(r.block_bytes > 0)) throw InputError({file, 0, 0}, "job options.bs", "expected a block size such as 16k, got '" + bs + "'");
+  constexpr double kMaxFioBlockBytes = 1ull << 30;  // fio's own limit on bs is far below this
+  if (!(r.block_bytes > 0 && r.block_bytes <= kMaxFioBlockBytes))
+    throw InputError({file, 0, 0}, "job options.bs", "expected one block size such as 16k (at most 1g), got '" + bs + "'");
   const char* side = r.rw.find("write") != std::string::npos ? "write" : "read";
   if (!job.contains(side) || !job[side].is_object() || !job[side].contains("lat_ns"))
     throw InputError({file, 0, 0}, "", std::string("no '") + side + ".lat_ns' in the job");
@@ -965,10 +981,64 @@ SysbenchOptions sysbench_options_for(const Trace& t) {
   return o;
 }
 
+namespace {
+// The figures of meta.yaml's `capture` section that calibrate and validate read (the section is
+// capture.py's free-form record otherwise): each absent, null or a number in its range. A negative
+// probe speed or a CPU share past the host's would be fitted or simulated as it is.
+void check_capture_figures(const YAML::Node& meta, const std::string& file) {
+  const YAML::Node capture = meta["capture"];
+  if (!capture || !capture.IsMap()) return;
+  const double cores = meta["host"]["cores"].as<double>();
+  struct Range {
+    const char* key;
+    double min, max;
+    bool min_exclusive;
+    const char* what;
+  };
+  const Range ranges[] = {
+      {"cpu_probe_eps_before", 0, 1e12, true, "sysbench cpu events per second, above 0"},
+      {"cpu_probe_eps_after", 0, 1e12, true, "sysbench cpu events per second, above 0"},
+      {"mariadbd_cpu_pct", 0, 100, true, "the server's share of the host's CPUs in %, above 0 and at most 100"},
+      {"busy_pct", 0, 100, false, "the host's busy share in %, 0 to 100"},
+      {"steal_pct", 0, 100, false, "the hypervisor's steal share in %, 0 to 100"},
+      {"other_cpu_cores", 0, cores, false, "cores other processes used, 0 to host.cores"},
+      {"window_s", 0, 1e7, true, "the measured window in seconds, above 0"},
+      {"perf_sched_s", 0, 1e7, true, "the perf sched window in seconds, above 0"},
+      {"warmup_s", 0, 1e7, false, "the warm-up in seconds, 0 or more"},
+  };
+  for (const auto& r : ranges) {
+    const YAML::Node v = capture[r.key];
+    if (!v || v.IsNull()) continue;
+    double x = 0;
+    const bool number = v.IsScalar() && YAML::convert<double>::decode(v, x) && std::isfinite(x) &&
+                        v.Scalar().find_first_of("xX") == std::string::npos;  // no hexadecimal
+    if (!number || (r.min_exclusive ? x <= r.min : x < r.min) || x > r.max) {
+      const auto mark = v.Mark();
+      throw InputError({file, mark.line + 1, mark.column + 1}, std::string("capture.") + r.key,
+                       "expected " + std::string(r.what) + ", got '" + (v.IsScalar() ? v.Scalar() : std::string("a collection")) + "'");
+    }
+  }
+}
+}  // namespace
+
+std::string trace_set_directory(const Trace& t) {
+  fs::path p = fs::absolute(fs::path(t.dir)).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.parent_path().filename().string();
+}
+
 Trace load_trace(const std::string& dir) {
   Trace t;
   // "traces/x/" names the same trace as "traces/x": the trace's name and set come from the path.
-  t.dir = dir;
+  // As typed, without a trailing separator (its name is the trace's name) or "." and ".." steps.
+  fs::path typed = fs::path(dir).lexically_normal();
+  if (typed.filename().empty() && typed.has_parent_path()) typed = typed.parent_path();
+  // "." or "..": the directory's own name, through its absolute path.
+  if (typed.filename() == "." || typed.filename() == "..") {
+    typed = fs::absolute(typed).lexically_normal();
+    if (typed.filename().empty()) typed = typed.parent_path();
+  }
+  t.dir = typed.string();
   while (t.dir.size() > 1 && t.dir.back() == '/') t.dir.pop_back();
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
   YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
@@ -984,6 +1054,7 @@ Trace load_trace(const std::string& dir) {
                        meta["host"]["memory"].Scalar() + " is less than server.buffer_pool (" + meta["server"]["buffer_pool"].Scalar() + ")");
     }
   }
+  check_capture_figures(meta, meta_file);
   t.meta = with_defaults(meta, meta_schema());
   // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
   // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.

@@ -149,6 +149,9 @@ FioResult parse_fio_json(const std::string& text, const std::string& file);
 CpuBursts parse_perf_sched_bursts(const std::string& text, const std::string& file, const std::vector<std::string>& only_commands = {});
 ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::string& file, int connections);
 Trace load_trace(const std::string& dir);
+// The name of the directory holding the trace (its set), the same however the path was typed
+// ("bp4G-t8", "./bp4G-t8", "../set/bp4G-t8/").
+std::string trace_set_directory(const Trace& t);
 // The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
 // `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
 SysbenchOptions sysbench_options_for(const Trace& t);

@@ -68,6 +68,10 @@ void refuse_output_over_inputs(const std::string& out, const std::string& option
   // output is written (calibrate -o DIR/ fitted, then failed on a profile named "" in a temporary file).
   if (out.back() == '/' || std::filesystem::is_directory(out, ec))
     throw poolsim::InputError({option, 0, 0}, "", "'" + out + "' is a directory: name the file to write");
+  // Nor can a file be written into a directory that is not there (found after a whole fit before).
+  const auto parent = std::filesystem::path(out).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    throw poolsim::InputError({option, 0, 0}, "", "'" + out + "': there is no directory '" + parent.string() + "' to write it in");
   const auto target = std::filesystem::canonical(out, ec);
   if (ec) return;  // not there yet: it cannot be an input
   for (const auto& input : inputs) {

@@ -65,7 +65,9 @@ std::optional<double> parse_quantity(const std::string& raw, Dimension dimension
   const char* begin = text.c_str();
   char* end = nullptr;
   double number = std::strtod(begin, &end);
-  if (end == begin || !std::isfinite(number))
+  // strtod also reads C's hexadecimal ("0x10"), which no YAML reader takes for a number.
+  const bool hexadecimal = std::string(begin, static_cast<const char*>(end)).find_first_of("xX") != std::string::npos;
+  if (end == begin || !std::isfinite(number) || hexadecimal)
     return fail(std::string("expected ") + dimension_name(dimension) + " such as " +
                 (dimension == Dimension::Bytes            ? "\"16KiB\""
                  : dimension == Dimension::BytesPerSecond ? "\"100Gbps\""
@@ -76,7 +78,11 @@ std::optional<double> parse_quantity(const std::string& raw, Dimension dimension
                 ", got \"" + raw + "\"");
   std::string unit(end);
   for (const auto& [name, factor] : units_for(dimension))
-    if (unit == name) return number * factor;
+    if (unit == name) {
+      // 1e308 is a number, 1e308 M/s is not: the unit's factor can carry it past a double.
+      if (!std::isfinite(number * factor)) return fail("\"" + raw + "\" is past what a number holds");
+      return number * factor;
+    }
   std::string accepted;
   for (const auto& name : unit_names(dimension)) accepted += (accepted.empty() ? "" : ", ") + name;
   if (unit.empty())

@@ -120,7 +120,9 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
       rng_(seed) {
   const double splits = config.page_splits_per_row_change >= 0 ? config.page_splits_per_row_change : profile.page_splits_per_row_change;
   redo_bytes_per_row_change_ = profile.redo_bytes_per_row_change + splits * profile.redo_bytes_per_page_split;
-  const double cache_pages = std::floor(config.page_cache_bytes / config.page_bytes);
+  // A cache larger than the data holds all of it; past that its size changes nothing (and a size in
+  // pages past 64 bits would not convert).
+  const double cache_pages = std::min(std::floor(config.page_cache_bytes / config.page_bytes), static_cast<double>(layout.total_pages()));
   if (config.buffered_data_files && cache_pages >= 1)
     page_cache_ = std::make_unique<OsPageCache>(layout.total_pages(), static_cast<std::uint64_t>(cache_pages));
   cleaner_mutex_ = sg::Mutex::create();

@@ -42,10 +42,14 @@ std::uint64_t replay_accesses(BufferPool& pool, const DataLayout& layout, const 
                               double* t, std::uint64_t max_misses, std::uint64_t max_touches, std::uint64_t* misses) {
   std::vector<Statement> statements;
   std::vector<std::uint32_t> path;
-  std::uint64_t misses_seen = 0, touches = 0;
+  std::uint64_t misses_seen = 0, touches = 0, events_without_pages = 0;
+  // A mix whose events touch no page (BEGIN and COMMIT alone) has nothing to warm up; every sysbench
+  // event of a mix touches pages or none does, so a run of page-less events from the start ends it.
+  constexpr std::uint64_t kEventsToFindAPage = 1000;
   while (touches < max_touches) {
     mix.next(rng, statements);
     event_pages(layout, statements, path);
+    if (path.empty() && touches == 0 && ++events_without_pages >= kEventsToFindAPage) break;
     // The event's pages, in order; their slots are fetched from memory together first (the loop
     // is bound by cache misses on the pool's per-page slots).
     for (auto page : path) pool.prefetch(page);

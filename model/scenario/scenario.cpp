@@ -13,6 +13,7 @@
 #include "scenario/builtin_catalogue.h"  // generated: kBuiltinCatalogueYaml
 #include "scenario/builtin_profiles.h"   // generated: kBuiltinProfiles
 #include "engine/btree.h"                // DataLayout::pages_for (the data set's size check)
+#include "workload/sysbench.h"           // SysbenchMix (a transaction with no statement)
 #include "ndb/ndb_schema.h"               // ndb_spec(), custom_mix_spec(), check_ndb_scenario()
 #include "core/input_file.h"             // read_input_text (read_file)
 #include "core/utf8.h"                   // require_utf8 (parse_yaml, parse_override)
@@ -589,6 +590,10 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   s.workload.fio.read_fraction = q(fio["rwmixread"], Dimension::Ratio);
   s.workload.fio.fsync_every = fio["fsync"].as<int>();
   s.workload.fio.span_bytes = q(fio["span"], Dimension::Bytes);
+  // A span shorter than one block was run as one block: fio refuses it (its size is below the block size).
+  if (s.workload.kind == "fio" && s.workload.fio.span_bytes > 0 && s.workload.fio.span_bytes < s.workload.fio.block_bytes)
+    throw InputError(origin.locate("workload.fio.span", written_node(raw, {"workload", "fio", "span"})), "workload.fio.span",
+                     "a span of " + fio["span"].Scalar() + " is shorter than one block (bs " + fio["bs"].Scalar() + "): give at least one block, or 0B for the whole device");
   s.workload.fio.rate_iops = q(fio["rate"], Dimension::PerSecond);
 
   auto& sb = s.workload.sysbench;
@@ -612,6 +617,14 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   sb.rand_iter = w["rand_spec_iter"].as<int>();
   sb.rand_pareto_h = w["rand_pareto_h"].as<double>();
   sb.rand_zipfian_exp = w["rand_zipfian_exp"].as<double>();
+  // A transaction with no statement would take no time: the closed loop would never move the clock on.
+  if (s.workload.kind == "sysbench") {
+    const SysbenchMix mix(sb);
+    if (mix.reads() + mix.writes() + mix.others() == 0)
+      throw InputError(origin.locate("workload.test", written_node(raw, {"workload", "test"})), "workload.test",
+                       sb.test + (sb.skip_trx ? " with skip_trx" : "") +
+                           " and every statement count of its mix at 0 gives transactions of no statement: set one count above 0");
+  }
   s.workload.threads = w["threads"].as<int>();
   s.workload.warmup_threads = w["warmup_threads"] ? w["warmup_threads"].as<int>() : s.workload.threads;
   s.workload.rate_tps = q(w["rate"], Dimension::PerSecond);

@@ -41,7 +41,8 @@ std::string describe_range(const Spec& spec) {
     out << v;
     return out.str();
   };
-  if (spec.min && spec.max) return "between " + show(*spec.min) + " and " + show(*spec.max);
+  if (spec.min && spec.max)
+    return spec.min_exclusive ? "above " + show(*spec.min) + " and at most " + show(*spec.max) : "between " + show(*spec.min) + " and " + show(*spec.max);
   if (spec.min) return std::string(spec.min_exclusive ? "above " : "at least ") + show(*spec.min);
   if (spec.max) return "at most " + show(*spec.max);
   return "";
@@ -77,6 +78,9 @@ bool parse_integer(const std::string& text, long long* out) {
 }
 
 bool parse_real(const std::string& text, double* out) {
+  // strtod also reads C's hexadecimal ("0x10", "0x1p3"), which yaml-cpp's as<double>() then refuses
+  // with no file or key: not a number here.
+  if (text.find_first_of("xX") != std::string::npos) return false;
   char* end = nullptr;
   *out = std::strtod(text.c_str(), &end);
   return end != text.c_str() && *end == '\0' && std::isfinite(*out);
