@@ -458,6 +458,35 @@ TEST(NvmeDevice, ABlockingFlushWaitsForTheQueueAndHoldsBackLaterRequests) {
   EXPECT_NEAR(queued.read(t + 2e-6, 1 << 20, 16384), t + 2e-6 + idle_read, 1e-12);
 }
 
+TEST(NvmeDevice, AWriteFromItsOwnQueueSharesTheInterfaceWithTheFlushingBacklog) {
+  // NVMe serves its submission queues in round robin: a log write issued while a flush batch has
+  // 100 page writes queued at the interface shares it half and half with them (twice its transfer
+  // time, then the acknowledgement), and the flushing's next page is moved back by its transfer only.
+  // SATA takes one queue in order: the same write waits for the whole batch.
+  DeviceSpec spec = scenario_from("{}").device("pcie4-nvme-tlc");
+  ASSERT_TRUE(spec.round_robin_queues());
+  spec.write_cache_bytes = 1e12;  // the buffer never fills: interface time and acknowledgement only
+  const double page = 16384, log = 4096, pages = 100;
+  const double page_s = page / spec.write_bandwidth_Bps, log_s = log / spec.write_bandwidth_Bps;
+  const double ack_s = spec.write_latency_s - spec.reference_block_bytes / spec.write_bandwidth_Bps;
+  NvmeDevice nvme(spec, 1);
+  for (int i = 0; i < pages; ++i) nvme.write(0, i * page, page, WriteQueue::Flushing);
+  EXPECT_NEAR(nvme.write(0, 1e9, log, WriteQueue::Own), 2 * log_s + ack_s, 1e-12);
+  EXPECT_NEAR(nvme.write(0, 2e9, page, WriteQueue::Flushing), (pages + 1) * page_s + log_s + ack_s, 1e-12);
+  // With no backlog the queue makes no difference: transfer time = latency + size / bandwidth.
+  EXPECT_NEAR(nvme.write(1, 3e9, log, WriteQueue::Own) - 1, log_s + ack_s, 1e-12);
+  // A backlog shorter than the write's transfer is shared for its length only.
+  nvme.write(2, 0, page, WriteQueue::Flushing);
+  EXPECT_NEAR(nvme.write(2, 1e9, 4 * page, WriteQueue::Own) - 2, 4 * page_s + page_s + ack_s, 1e-12);
+
+  DeviceSpec sata_spec = spec;
+  sata_spec.kind = "sata";
+  ASSERT_FALSE(sata_spec.round_robin_queues());
+  NvmeDevice sata(sata_spec, 1);
+  for (int i = 0; i < pages; ++i) sata.write(0, i * page, page, WriteQueue::Flushing);
+  EXPECT_NEAR(sata.write(0, 1e9, log, WriteQueue::Own), pages * page_s + log_s + ack_s, 1e-12);
+}
+
 TEST(NvmeDevice, FlushesRequestedBeforeThePendingOneStartsJoinIt) {
   // blk-flush: while a flush command waits (here behind a long read queue), later fsyncs join it
   // rather than queueing flush after flush; one requested after it started needs a new one.

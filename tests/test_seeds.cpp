@@ -102,7 +102,7 @@ namespace {
 // RATCHETS at the error measured (scenarios/seeds/README.md, S000, session 12), NOT the target
 // (every point within 10 %): the 8-thread rows are within 4.0 %, the 32-thread ones are over-predicted
 // by 8.5-14.3 % (the model lacks contention that grows with threads).
-constexpr double kCrossoverRowRatchetPct = 15;  // measured: 8.0 pool 32 threads +14.1 % (local 32: +8.3; 8 threads: -0.2, +4.0; session 20)
+constexpr double kCrossoverRowRatchetPct = 15;  // measured: 8.0 pool 32 threads +14.7 % (local 32: +13.1; 8 threads: +1.0, +4.1; session 40)
 const std::string kAnchors = kDir + "greatsql-ib-nvme.csv";
 }  // namespace
 
@@ -127,12 +127,11 @@ TEST(GreatsqlSeed, CrossoverAtEightAndThirtyTwoThreads) {
     tps[key] = row["predicted"]["tps"].get<double>();
     ci[key] = row["predicted"]["tps_ci95"].get<double>();
   }
-  // Faster at 32 threads (more devices; published +5.6 %, model +15.8 %), beyond both CIs. At 8
-  // threads the study's pool is 4.4 % slower (the fabric's latency on every read). The model's was
-  // 0.4 % slower until session 38 and is 0.9 % faster since the LRU is flushed in the page cleaners'
-  // pass (session 39): the local SSD's one device now holds its LRU flushing behind the flush-list
-  // batch longer than the pool's four. RATCHET at that, not the published order (a tie within 1 %):
-  // the pool at most 1.5 % ahead (scenarios/seeds/README.md, S000 "Session 39").
+  // Faster at 32 threads (more devices; published +5.6 %, model +7.0 % since session 40), beyond both
+  // CIs. Slower at 8 threads (the fabric's latency on every read; published -4.4 %, model -1.5 %),
+  // beyond both CIs: the published order. Session 39 had the pool 0.9 % ahead there, because the
+  // local SSD's redo writes queued behind the page cleaner's batches at a one-queue interface; NVMe
+  // serves its queues in turn (session 40, scenarios/seeds/README.md, S000).
   EXPECT_GT(tps["ib-nvmeof-pool 32"] - ci["ib-nvmeof-pool 32"], tps["local-nvme 32"] + ci["local-nvme 32"]);
-  EXPECT_LE(tps["ib-nvmeof-pool 8"], 1.015 * tps["local-nvme 8"] + ci["local-nvme 8"]);
+  EXPECT_LT(tps["ib-nvmeof-pool 8"] + ci["ib-nvmeof-pool 8"], tps["local-nvme 8"] - ci["local-nvme 8"]);
 }

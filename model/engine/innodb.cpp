@@ -67,7 +67,7 @@ void GroupCommitLog::write_and_flush(bool fsync) {
   // A fast-forward during the write (skip) moves written_ past the target.
   double bytes = target > written_ ? std::ceil(static_cast<double>(target - written_) / kLogBlockBytes) * kLogBlockBytes : 0.0;
   if (bytes > 0) {
-    path_.write(offset_ + static_cast<std::uint64_t>(std::fmod(static_cast<double>(written_), capacity_)), bytes);
+    path_.write(offset_ + static_cast<std::uint64_t>(std::fmod(static_cast<double>(written_), capacity_)), bytes, WriteQueue::Own);
     ++writes;
   }
   written_ = std::max(written_, target);
@@ -413,11 +413,11 @@ void InnodbServer::single_page_flush() {
   }
   if (doublewrite_on()) {
     platform_.compute(node_, node_.storage->host_cpu_per_write_s());  // the doublewrite copy's IO path
-    node_.storage->write(doublewrite_offset_, config_.page_bytes);
+    node_.storage->write(doublewrite_offset_, config_.page_bytes, WriteQueue::Own);
     fsync_data_file();
     ++counters.doublewrite_pages;
   }
-  node_.storage->write(page_offset(page), config_.page_bytes);
+  node_.storage->write(page_offset(page), config_.page_bytes, WriteQueue::Own);
   fsync_data_file();
   if (slot) single_page_slots_->release();  // buf_page_io_complete -> buf_dblwr_update
   ++counters.page_writes;
@@ -826,7 +826,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
     platform_.compute(node_, node_.storage->host_cpu_per_write_s() * pages.size());
     for (size_t i = 0; i < pages.size(); i += kDoublewriteBatchPages) {
       size_t n = std::min<size_t>(kDoublewriteBatchPages, pages.size() - i);
-      node_.storage->write(doublewrite_offset_, n * config_.page_bytes);
+      node_.storage->write(doublewrite_offset_, n * config_.page_bytes, WriteQueue::Flushing);
       fsync_data_file();
       counters.doublewrite_pages += n;
     }
@@ -843,7 +843,7 @@ void InnodbServer::flush_pages(const std::vector<std::uint32_t>& pages, bool evi
   const bool free_each = evict && mariadb_lru_flushing();
   if (writers == 1) {
     for (auto p : pages) {
-      node_.storage->write(page_offset(p), config_.page_bytes);
+      node_.storage->write(page_offset(p), config_.page_bytes, WriteQueue::Flushing);
       if (free_each) free_written_page(p);
     }
   } else {
@@ -895,7 +895,7 @@ void InnodbServer::page_writer_loop(PageWriter& self) {
     bool last = false;
     while (!last && batch.next < batch.pages->size()) {
       std::uint32_t p = (*batch.pages)[batch.next++];
-      node_.storage->write(page_offset(p), config_.page_bytes);
+      node_.storage->write(page_offset(p), config_.page_bytes, WriteQueue::Flushing);
       if (batch.free_on_completion) free_written_page(p);
       last = --batch.remaining == 0;
     }

@@ -139,9 +139,23 @@ double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) 
   return done;
 }
 
-double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes) {
+double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue) {
   double arrived = std::max(now_s, barrier_until_s_);
-  if (spec_.write_bandwidth_Bps > 0) arrived = host_write_.book(arrived, bytes / spec_.write_bandwidth_Bps).end_s;
+  if (spec_.write_bandwidth_Bps > 0) {
+    const double transfer_s = bytes / spec_.write_bandwidth_Bps;
+    const double backlog_s = std::max(0.0, host_write_.free_at(0) - arrived);
+    // Booked in arrival order either way, so the interface serves the same work: a write from its own
+    // queue, taken in turn with the flushing's, only moves the flushing's later commands back by its
+    // transfer.
+    const double fcfs_end_s = host_write_.book(arrived, transfer_s).end_s;
+    if (queue == WriteQueue::Own && spec_.round_robin_queues()) {
+      // Round robin between two queues with work is the interface shared half and half (commands of
+      // about equal size): twice its transfer while the flushing's backlog lasts, then the whole.
+      arrived += transfer_s + std::min(backlog_s, transfer_s);
+    } else {
+      arrived = fcfs_end_s;
+    }
+  }
   double accepted = arrived;
   double drain = drain_Bps_;
   if (drain > 0) {

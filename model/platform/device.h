@@ -24,6 +24,12 @@
 
 namespace poolsim {
 
+// The submission queue a write is issued from. InnoDB's page flushing keeps its own queues full in
+// bursts (a flush batch: the doublewrite copy, then the pages in place); a thread that writes
+// on its own (the redo and binary logs, a user thread's single-page flush) issues from its CPU's
+// queue, which a device with several queues serves in turn with the flushing's.
+enum class WriteQueue { Flushing, Own };
+
 struct DeviceSpec {
   std::string name;
   std::string kind;          // nvme | sata | pcie-flash | ram | virtual-disk
@@ -62,6 +68,11 @@ struct DeviceSpec {
   double host_cpu_per_flush_s = 0;    // CPU the host spends per fsync (file system journal, flush command)
 
   // Derived figures.
+  // NVMe has a submission queue per CPU (Linux blk-mq) and the controller fetches commands from the
+  // queues with work in round robin (NVMe base specification, "Command Arbitration": round robin is
+  // the arbitration every controller supports); SATA (NCQ), a PCIe flash card's driver and a one-queue
+  // virtual disk take commands from one queue in order.
+  bool round_robin_queues() const { return kind == "nvme"; }
   double unit_read_service_s(double bytes) const;   // time one unit is busy for a read of `bytes`
   double read_delay_s() const;                       // the part of read_latency that occupies no unit
   double unit_write_service_s(double bytes, double drain_Bps) const;  // time writing `bytes` to flash keeps one unit busy
@@ -94,7 +105,9 @@ public:
 
   // Each returns the completion time (simulated seconds) of a request arriving at `now_s`.
   double read(double now_s, std::uint64_t offset_bytes, double bytes);
-  double write(double now_s, std::uint64_t offset_bytes, double bytes);
+  // A write from its own queue (WriteQueue::Own) on a device that serves its queues in round robin
+  // shares the interface with the flushing's backlog instead of waiting behind it.
+  double write(double now_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue = WriteQueue::Flushing);
   double flush(double now_s);
 
   const DeviceSpec& spec() const { return spec_; }

@@ -21,9 +21,9 @@ class LocalPath : public StoragePath {
 public:
   LocalPath(std::vector<NvmeDevice*> members, std::uint64_t stripe_bytes)
       : members_(std::move(members)), stripe_bytes_(stripe_bytes) {}
-  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false)); }
-  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false); }
-  IoTiming write(std::uint64_t offset, double bytes) override { return wait(book(offset, bytes, true)); }
+  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false, WriteQueue::Flushing)); }
+  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false, WriteQueue::Flushing); }
+  IoTiming write(std::uint64_t offset, double bytes, WriteQueue queue) override { return wait(book(offset, bytes, true, queue)); }
   IoTiming flush() override {
     // A flush of a striped volume flushes every member; it completes with the slowest.
     double done = now();
@@ -48,9 +48,9 @@ public:
   }
 
 private:
-  double book(std::uint64_t offset, double bytes, bool write) {
+  double book(std::uint64_t offset, double bytes, bool write, WriteQueue queue) {
     const double t = now();
-    if (members_.size() == 1) return write ? members_[0]->write(t, offset, bytes) : members_[0]->read(t, offset, bytes);
+    if (members_.size() == 1) return write ? members_[0]->write(t, offset, bytes, queue) : members_[0]->read(t, offset, bytes);
     double done = t;
     const std::uint64_t end = offset + static_cast<std::uint64_t>(bytes);
     for (std::uint64_t piece = offset; piece < end;) {
@@ -59,7 +59,7 @@ private:
       NvmeDevice* m = members_[chunk % members_.size()];
       const std::uint64_t device_offset = (chunk / members_.size()) * stripe_bytes_ + piece % stripe_bytes_;
       const double n = static_cast<double>(piece_end - piece);
-      done = std::max(done, write ? m->write(t, device_offset, n) : m->read(t, device_offset, n));
+      done = std::max(done, write ? m->write(t, device_offset, n, queue) : m->read(t, device_offset, n));
       piece = piece_end;
     }
     return done;
@@ -108,7 +108,7 @@ public:
     Member& member = locate(offset).first;  // the member that returns the data (stripe of the first byte)
     double at_target = to_target(member, issued, fabric_.capsule_bytes);
     double processed = target(*member.node, at_target);
-    double done = book_striped(offset, bytes, processed, /*write=*/false);
+    double done = book_striped(offset, bytes, processed, /*write=*/false, WriteQueue::Flushing);
     double back = to_initiator(member, done, bytes);
     t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
@@ -116,7 +116,7 @@ public:
     return back;
   }
 
-  IoTiming write(std::uint64_t offset, double bytes) override {
+  IoTiming write(std::uint64_t offset, double bytes, WriteQueue queue) override {
     IoTiming t;
     double issued = initiator(t);
     Member& member = locate(offset).first;
@@ -124,7 +124,7 @@ public:
     double extra_round_trip = bytes > kInCapsuleBytes ? 2 * platform_.route_latency_s() : 0.0;
     double at_target = to_target(member, issued, bytes + fabric_.capsule_bytes) + extra_round_trip;
     double processed = target(*member.node, at_target);
-    double done = book_striped(offset, bytes, processed, /*write=*/true);
+    double done = book_striped(offset, bytes, processed, /*write=*/true, queue);
     double completed = to_initiator(member, done, kCompletionBytes);
     t.network_s += (at_target - issued) + (completed - done);
     t.cpu_s += processed - at_target;
@@ -178,14 +178,14 @@ private:
 
   // An IO larger than the stripe unit is split across the members it spans (RAID0); the pieces are
   // served in parallel and the IO completes with the last.
-  double book_striped(std::uint64_t offset, double bytes, double at_s, bool write) {
+  double book_striped(std::uint64_t offset, double bytes, double at_s, bool write, WriteQueue queue) {
     double done = at_s;
     std::uint64_t end = offset + static_cast<std::uint64_t>(bytes);
     for (std::uint64_t piece = offset; piece < end;) {
       std::uint64_t piece_end = std::min(end, (piece / stripe_bytes_ + 1) * stripe_bytes_);
       auto [m, device_offset] = locate(piece);
       double n = static_cast<double>(piece_end - piece);
-      done = std::max(done, write ? m.device->write(at_s, device_offset, n) : m.device->read(at_s, device_offset, n));
+      done = std::max(done, write ? m.device->write(at_s, device_offset, n, queue) : m.device->read(at_s, device_offset, n));
       piece = piece_end;
     }
     return done;

@@ -36,7 +36,7 @@ public:
   // The completion time of a read issued now, its issuing CPU done, without waiting: the same
   // bookings as read(..., true), for a caller that waits for it by other means (a timer callback).
   virtual double book_read(std::uint64_t offset_bytes, double bytes) = 0;
-  virtual IoTiming write(std::uint64_t offset_bytes, double bytes) = 0;
+  virtual IoTiming write(std::uint64_t offset_bytes, double bytes, WriteQueue queue) = 0;
   virtual IoTiming flush() = 0;
   virtual double capacity_bytes() const = 0;
   // Files of `bytes` now live on this path: each device holds its stripe share as valid data.

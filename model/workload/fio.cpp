@@ -27,7 +27,7 @@ struct IoIssuer {
     if (is_read) {
       path->read(offset, c.block_bytes);
     } else {
-      path->write(offset, c.block_bytes);
+      path->write(offset, c.block_bytes, WriteQueue::Flushing);  // a job's IOs: one queue, in order
       if (c.fsync_every > 0 && ++writes_since_fsync >= c.fsync_every) {
         writes_since_fsync = 0;
         path->flush();
