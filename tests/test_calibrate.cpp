@@ -1628,3 +1628,12 @@ TEST(Trace, ALogWithTheNinetyNinthPercentileOnlySaysSo) {
   auto e = error_of([&] { load_trace(dir); });
   EXPECT_CONTAINS(e, "99th percentile only");
 }
+
+TEST(Calibrate, AFitWithFewerTracesThanTermsSaysSo) {
+  // One IO-bound trace for the statements, its device's per-IO CPU, the threads and the wake-ups: the
+  // fit put all the CPU on the IO and blamed the counters.
+  auto e = error_of([] { calibrate({load_trace(kTraces + "/mdev-13845/bp4G-rw50-t8")}, "one"); });
+  EXPECT_CONTAINS(e, "key 'cpu.statement'");
+  EXPECT_CONTAINS(e, "1 trace for");
+  EXPECT_CONTAINS(e, "give more traces");
+}

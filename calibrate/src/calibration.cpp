@@ -857,10 +857,18 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const double first_s = unit_s * first_units.first + write_unit_s * first_units.second;
   // A profile whose statements cost nothing cannot be simulated (transactions would take no time):
   // a fit that puts all the CPU on the IO and thread terms says the traces' counters are wrong.
-  if (!(first_s > 0))
+  if (!(first_s > 0)) {
+    // Fewer traces than terms with variation: the least squares is underdetermined, and the counters
+    // may well be right.
+    if (n < static_cast<int>(active.size()))
+      throw InputError({usable.front()->dir, 0, 0}, "cpu.statement",
+                       "the fit leaves no CPU to the statements (S = " + fmt_us(first_s) + "): " + std::to_string(n) + " trace" +
+                           (n == 1 ? "" : "s") + " for " + std::to_string(active.size()) +
+                           " CPU terms (statements, per IO of each device, threads past the cores, idle wake-ups): give more traces");
     throw InputError({usable.front()->dir + "/status_after.tsv", 0, 0}, "cpu.statement",
                      "the fit leaves no CPU to the statements (S = " + fmt_us(first_s) +
                          "): the traces' page reads, writes or threads explain all their CPU; check their counters");
+  }
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
