@@ -1039,7 +1039,6 @@ Trace load_trace(const std::string& dir) {
     if (typed.filename().empty()) typed = typed.parent_path();
   }
   t.dir = typed.string();
-  while (t.dir.size() > 1 && t.dir.back() == '/') t.dir.pop_back();
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
   YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
   validate(meta, meta_schema(), Origin{meta_file, {}});
