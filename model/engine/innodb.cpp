@@ -141,6 +141,8 @@ InnodbServer::InnodbServer(Platform& platform, ComputeNode& node, const DataLayo
                                              1024.0 * 1024 * 1024, fsync_cpu);
 }
 
+double InnodbServer::sync_flush_age() const { return config_.redo_capacity_bytes * kRedoUsable * kAgeSync; }
+
 double InnodbServer::checksum_cpu_s() const {
   if (config_.checksum == "crc32") return profile_.checksum_crc32_cpu_s;
   if (config_.checksum == "innodb") return profile_.checksum_innodb_cpu_s;
@@ -620,7 +622,7 @@ void InnodbServer::release_locks(ClientThread& t) {
 void InnodbServer::log_free_check(ClientThread& t) {
   std::uint64_t oldest = pool_.oldest_modification();
   if (oldest == BufferPool::kNoLsn) return;
-  double sync_age = config_.redo_capacity_bytes * kRedoUsable * kAgeSync;
+  double sync_age = sync_flush_age();
   if (static_cast<double>(redo_->lsn() - oldest) <= sync_age) return;
   // The redo log is nearly full: wait until the page cleaner has advanced the checkpoint.
   t.settle();
@@ -1025,7 +1027,7 @@ double InnodbServer::flush_list_recommendation(std::uint64_t lsn, double elapsed
       dirty_pct < max_dirty_pct && age <= async_age)
     n_pages = 0;
   if (age > async_age) n_pages = std::max(n_pages, config_.io_capacity_max);  // flush harder near the sync point
-  if (age > usable * kAgeSync) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
+  if (age > sync_flush_age()) n_pages = std::max(n_pages, pages_for_lsn * 3);  // sync flush: no cap
   return n_pages;
 }
 
@@ -1057,8 +1059,7 @@ void InnodbServer::page_cleaner_loop() {
     platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     // Sleep the rest of the second, unless the redo log needs more flushing now.
     double spent = now() - start;
-    const double usable = config_.redo_capacity_bytes * kRedoUsable;
-    if (age <= usable * kAgeSync && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
+    if (age <= sync_flush_age() && spent < kCleanerInterval_s) sg::this_actor::sleep_for(kCleanerInterval_s - spent);
     else if (written == 0) sg::this_actor::sleep_for(1e-3);
   }
 }
@@ -1101,8 +1102,7 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
       if (fast_forwards == fast_forwards_) avg_page_rate_ = (avg_page_rate_ + pass_pages_written_ / kCleanerInterval_s) / 2;
       platform_.compute(node_, profile_.page_cleaner_batch_cpu_s);
     }
-    const double usable = config_.redo_capacity_bytes * kRedoUsable;
-    if (age > usable * kAgeSync) {
+    if (age > sync_flush_age()) {
       next_full_pass_s = now();  // the redo log needs more flushing now: another full pass
       if (pass_pages_written_ == 0 && !freed) sg::this_actor::sleep_for(1e-3);
     } else if (!cleaner_requested_ && now() < next_full_pass_s) {

@@ -211,6 +211,8 @@ private:
   // One flush-list batch of `n_pages` from the oldest modifications; returns the pages written.
   std::size_t flush_list_batch(double n_pages);
   double checksum_cpu_s() const;
+  // The checkpoint age past which InnoDB flushes synchronously (the redo log nearly full).
+  double sync_flush_age() const;
   std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * 16384ull; }
 
   Platform& platform_;

@@ -21,8 +21,8 @@ class LocalPath : public StoragePath {
 public:
   LocalPath(std::vector<NvmeDevice*> members, std::uint64_t stripe_bytes)
       : members_(std::move(members)), stripe_bytes_(stripe_bytes) {}
-  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false, WriteQueue::Flushing)); }
-  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false, WriteQueue::Flushing); }
+  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false)); }
+  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false); }
   IoTiming write(std::uint64_t offset, double bytes, WriteQueue queue) override { return wait(book(offset, bytes, true, queue)); }
   IoTiming flush() override {
     // A flush of a striped volume flushes every member; it completes with the slowest.
@@ -48,7 +48,8 @@ public:
   }
 
 private:
-  double book(std::uint64_t offset, double bytes, bool write, WriteQueue queue) {
+  // `queue`: a write's submission queue (reads have none).
+  double book(std::uint64_t offset, double bytes, bool write, WriteQueue queue = WriteQueue::Flushing) {
     const double t = now();
     if (members_.size() == 1) return write ? members_[0]->write(t, offset, bytes, queue) : members_[0]->read(t, offset, bytes);
     double done = t;
@@ -108,7 +109,7 @@ public:
     Member& member = locate(offset).first;  // the member that returns the data (stripe of the first byte)
     double at_target = to_target(member, issued, fabric_.capsule_bytes);
     double processed = target(*member.node, at_target);
-    double done = book_striped(offset, bytes, processed, /*write=*/false, WriteQueue::Flushing);
+    double done = book_striped(offset, bytes, processed, /*write=*/false);
     double back = to_initiator(member, done, bytes);
     t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
@@ -178,7 +179,7 @@ private:
 
   // An IO larger than the stripe unit is split across the members it spans (RAID0); the pieces are
   // served in parallel and the IO completes with the last.
-  double book_striped(std::uint64_t offset, double bytes, double at_s, bool write, WriteQueue queue) {
+  double book_striped(std::uint64_t offset, double bytes, double at_s, bool write, WriteQueue queue = WriteQueue::Flushing) {
     double done = at_s;
     std::uint64_t end = offset + static_cast<std::uint64_t>(bytes);
     for (std::uint64_t piece = offset; piece < end;) {
