@@ -1139,7 +1139,19 @@ TEST(Results, APointThatCompletesNoTransactionSaysItsLatencyIsNotMeasured) {
   EXPECT_EQ(r["transactions"].get<double>(), 0.0);
   ASSERT_TRUE(r.contains("warnings"));
   EXPECT_NE(r["warnings"][0].get<std::string>().find("no transaction completed"), std::string::npos);
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("took longer"), std::string::npos);
   EXPECT_FALSE(run(std::string()).contains("warnings"));
+}
+
+TEST(Results, ARateThatStartsNoTransactionSaysSoRatherThanThatTheyTookLonger) {
+  // workload.rate 1e-300/s: nothing arrives, which the warning used to blame on slow transactions.
+  auto points = load_scenarios_from_text(kSmallDatabase, "t.yaml", {parse_override("workload.rate=1e-300/s")});
+  auto r = run_point(points.front());
+  EXPECT_EQ(r["transactions"].get<double>(), 0.0);
+  ASSERT_TRUE(r.contains("warnings"));
+  const auto warning = r["warnings"][0].get<std::string>();
+  EXPECT_NE(warning.find("no transaction arrived"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find("took longer"), std::string::npos) << warning;
 }
 
 TEST(Database, ATransactionOfBeginAndCommitAloneRunsWithoutWarmingThePool) {

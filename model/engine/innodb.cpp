@@ -1081,6 +1081,7 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
       cleaner_requested_ = false;
       pass_list_pages_ = 0;
       pass_pages_written_ = 0;
+      pass_freed_ = false;
       pass_full_ = start >= next_full_pass_s - 1e-9;
       if (pass_full_) {
         next_full_pass_s = start + kCleanerInterval_s;
@@ -1095,7 +1096,8 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
     lru_flush_batch();
     const std::size_t written = pass_full_ ? flush_list_batch(pass_list_pages_) : 0;
     pass_pages_written_ += written;
-    const bool freed = pool_.free_frames() > free_before;
+    // Any cleaner's LRU batch counts: the coordinator backs off only when the whole pass did nothing.
+    if (pool_.free_frames() > free_before) pass_freed_ = true;
     pass_end_->wait();
     if (cleaner != 0) continue;
     if (pass_full_) {
@@ -1104,11 +1106,11 @@ void InnodbServer::page_cleaner_slot_loop(int cleaner) {
     }
     if (age > sync_flush_age()) {
       next_full_pass_s = now();  // the redo log needs more flushing now: another full pass
-      if (pass_pages_written_ == 0 && !freed) sg::this_actor::sleep_for(1e-3);
+      if (pass_pages_written_ == 0 && !pass_freed_) sg::this_actor::sleep_for(1e-3);
     } else if (!cleaner_requested_ && now() < next_full_pass_s) {
       std::unique_lock<sg::Mutex> lock(*cleaner_mutex_);
       cleaner_wakeup_->wait_for(lock, next_full_pass_s - now());
-    } else if (!freed && pass_pages_written_ == 0) {
+    } else if (!pass_freed_ && pass_pages_written_ == 0) {
       sg::this_actor::sleep_for(kLruRetry_s);  // woken, but the tail is all in flight
     }
   }

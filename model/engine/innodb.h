@@ -243,6 +243,7 @@ private:
   bool pass_full_ = false;            // this pass flushes the flush list too (else the LRU only)
   double pass_list_pages_ = 0;        // this pass's flush-list pages per cleaner
   std::size_t pass_pages_written_ = 0;  // flush-list pages the cleaners wrote in this pass
+  bool pass_freed_ = false;             // some cleaner's LRU batch freed frames in this pass
   bool cleaner_requested_ = false;
   simgrid::s4u::SemaphorePtr doublewrite_slots_;  // null: doublewrite batches not limited
   simgrid::s4u::SemaphorePtr single_page_slots_;  // the shared buffer's single-page slots; null: none

@@ -51,6 +51,7 @@ void DatabaseRun::start() {
       auto pool = std::make_shared<WorkerPool>(
           node.host, "sysbench-" + std::to_string(n),
           [this, &server, free_threads](double arrival) {
+            ++rate_arrivals_served_;
             ClientThread* t = free_threads->back();
             free_threads->pop_back();
             t->actor = sg::Actor::self();

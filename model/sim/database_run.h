@@ -25,6 +25,8 @@ public:
   // Pages read by the buffer pools since the timed run began, in units of their frames.
   double pool_turnovers() const;
   std::uint64_t rollbacks() const { return rollbacks_; }  // since the last reset (the measurement's start)
+  // Transactions a fixed rate's arrivals started, warm-up included (a closed loop starts them all the time).
+  std::uint64_t rate_arrivals_served() const { return rate_arrivals_served_; }
   // The servers' flushing brought on without timing (InnodbServer::fast_forward), `tps` in all,
   // until their pools have read `turnovers` times their frames since the timed run began, or for
   // `max_s` virtual seconds, or with `until_steady` until each server's flushing is steady (MSER-5
@@ -49,6 +51,7 @@ private:
   std::vector<std::unique_ptr<ClientThread>> threads_;
   TxnBreakdown breakdown_;  // summed over measured transactions
   std::uint64_t rollbacks_ = 0;
+  std::uint64_t rate_arrivals_served_ = 0;
   std::uint64_t page_writes_at_last_interval_ = 0;
   std::mt19937_64 fast_forward_rng_;
 };

@@ -306,6 +306,9 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
       warning_text << "no transaction completed in the measured " << elapsed << " s: latency_ms is not a measurement ";
       if (database->rollbacks() > 0)
         warning_text << "(every transaction rolled back and was retried: " << database->rollbacks() << " rollbacks, deadlocks on too few rows for the threads)";
+      else if (scenario.workload.rate_tps > 0 && database->rate_arrivals_served() == 0)
+        warning_text << "(no transaction arrived: workload.rate " << scenario.workload.rate_tps << "/s starts one every "
+                     << 1.0 / scenario.workload.rate_tps << " s on average, and " << state.measure_end_s << " s were simulated)";
       else
         warning_text << "(every transaction took longer)";
       warn(out, scenario, warning_text.str());
