@@ -4,11 +4,15 @@
 // thread bank, bad input, and the S004 seed's published figures.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
+#include <sstream>
 
 #include "ndb/ndb_schema.h"
+#include "sim/output.h"
 #include "sim/simulation.h"
 #include "test_support.h"
 #include "workload/custom_mix.h"
@@ -325,4 +329,123 @@ TEST(NdbSeed, TcpVsRdmaMatchesThePublishedFigures) {
     EXPECT_LE(o["mean_ms"].get<double>(), 3.08) << o.dump();
   }
   EXPECT_LT(mean_ms_of(by["rdma"], "read-2t"), mean_ms_of(by["tcp"], "read-2t"));
+}
+
+// Review (session 41): a mix whose every cost is zero ran at one simulated instant for ever.
+TEST(NdbErrors, OperationsThatTakeNoTimeFailThePointInsteadOfHanging) {
+  const std::string zero_costs =
+      "ndb:\n"
+      "  data_nodes: 2\n"
+      "  replicas: 2\n"
+      "  data_node: {cpu: {message: 0us, signal: 0us, tc_row: 0us, tc_conf_row: 0us, ldm_read_row: 0us, ldm_write_row: 0us,\n"
+      "                    ldm_commit_row: 0us, ldm_complete_row: 0us}, wakeup: 0us}\n"
+      "  api_node: {cpu: {operation: 0us, statement: 0us, row: 0us, result_row: 0us}, wakeup: 0us}\n"
+      "  load_generator: {threads: 1, think_time: 0us, link_latency: 0us}\n"
+      "  transporter: {kind: tcp, rate: 1e30B/s, latency: 0us, send_cpu: 0us, recv_cpu: 0us, send_cpu_batched: 0us, recv_cpu_batched: 0us}\n"
+      "  message: {header: 0B, request_row: 0B, data_row: 0B}\n"
+      "workload:\n  kind: ndb\n  mix:\n    - name: r\n      statements: [{tables: 1, rows: 3, kind: read}]\n"
+      "simulation: {warmup: 0.02s, batch: 0.01s, min_batches: 5, max_duration: 0.1s}\n";
+  auto r = run_points({scenario_from(zero_costs)}, 1).front();
+  ASSERT_TRUE(r.contains("error")) << r.dump();
+  EXPECT_CONTAINS(r["error"].get<std::string>(), "key 'workload.mix': operations of the mix take no simulated time");
+}
+
+// Review (session 41): a type with no completion in the window reported 0 ms latencies.
+TEST(NdbRunWarnings, ATypeWithNoCompletionHasNullLatenciesAndAWarning) {
+  auto s = scenario_from(with_mix("  load_generator: {threads: 4}\n",
+                                  "    - name: light\n      statements:\n        - {tables: 1, rows: 3}\n"
+                                  "    - name: heavy\n      weight: 1e-9\n      statements:\n        - {tables: 1, rows: 3}\n",
+                                  "simulation: {warmup: 10ms, batch: 10ms, min_batches: 2, max_duration: 50ms}\n"));
+  auto r = run_points({s}, 1).front();
+  ASSERT_FALSE(r.contains("error")) << r.dump();
+  ASSERT_EQ(r["operations"].size(), 2u);
+  EXPECT_GT(r["operations"][0]["mean_ms"].get<double>(), 0.0);
+  EXPECT_TRUE(r["operations"][1]["mean_ms"].is_null()) << r["operations"][1].dump();
+  EXPECT_TRUE(r["operations"][1]["p99_ms"].is_null());
+  ASSERT_TRUE(r.contains("warnings")) << r.dump();
+  EXPECT_CONTAINS(r["warnings"][0].get<std::string>(), "no operation of type 'heavy' completed");
+  // The table leaves the cell empty rather than printing null or 0.
+  const std::string csv = render({r}, OutputFormat::Csv);
+  EXPECT_EQ(csv.find("null"), std::string::npos) << csv;
+}
+
+// Review (session 41): rows of points with other operation types were written by position under the
+// longest row's headers (a latency under dev_util%, the bottleneck under cpu_util%).
+TEST(NdbOutput, PointsWithOtherOperationTypesPutEachCellUnderItsOwnHeader) {
+  nlohmann::ordered_json one = {{"params", {{"variant", "one"}}}, {"ops_per_s", 100.0}, {"ci95", {{"ops_per_s", 1.0}}},
+                                {"latency_ms", {{"mean", 1.0}, {"p95", 2.0}}},
+                                {"operations", {{{"name", "r"}, {"mean_ms", 1.5}}}}};
+  nlohmann::ordered_json two = one;
+  two["params"]["variant"] = "two";
+  two["operations"] = {{{"name", "alpha"}, {"mean_ms", 3.5}}, {{"name", "beta"}, {"mean_ms", 4.5}}};
+  const std::string csv = render({one, two}, OutputFormat::Csv);
+  std::istringstream lines(csv);
+  std::string header_line, row_one, row_two;
+  std::getline(lines, header_line);
+  std::getline(lines, row_one);
+  std::getline(lines, row_two);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    std::string c;
+    while (std::getline(in, c, ',')) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.push_back("");
+    return cells;
+  };
+  const auto headers = split(header_line), a = split(row_one), b = split(row_two);
+  ASSERT_EQ(a.size(), headers.size()) << csv;
+  ASSERT_EQ(b.size(), headers.size()) << csv;
+  auto at = [&](const std::vector<std::string>& row, const std::string& header) {
+    auto it = std::find(headers.begin(), headers.end(), header);
+    EXPECT_NE(it, headers.end()) << header << " in " << header_line;
+    return it == headers.end() ? std::string("?") : row[static_cast<size_t>(it - headers.begin())];
+  };
+  EXPECT_EQ(at(a, "r_ms"), "1.50");
+  EXPECT_EQ(at(a, "alpha_ms"), "");
+  EXPECT_EQ(at(b, "alpha_ms"), "3.50");
+  EXPECT_EQ(at(b, "beta_ms"), "4.50");
+  EXPECT_EQ(at(b, "r_ms"), "");
+  EXPECT_EQ(at(a, "dev_util%"), "0.0");
+  EXPECT_EQ(at(b, "bottleneck"), "");
+  // A failed point's error goes under "error", not under the first figure's header.
+  nlohmann::ordered_json failed = {{"params", {{"variant", "three"}}}, {"error", "boom"}};
+  const std::string with_error = render({one, failed}, OutputFormat::Csv);
+  EXPECT_CONTAINS(with_error.substr(0, with_error.find('\n')), ",error");
+  EXPECT_CONTAINS(with_error, "three,,,,,,,,,,boom");
+}
+
+TEST(NdbErrors, OperationTypeNamesAndStatementsThatWouldMislead) {
+  auto mix = [](const std::string& ops) { return with_mix("", ops, kShortSim); };
+  EXPECT_CONTAINS(error_of(mix("    - name: mean\n      statements: [{rows: 1}]\n")),
+                  "key 'workload.mix[0].name': an operation type named 'mean' would share the results table's column mean_ms");
+  EXPECT_CONTAINS(error_of(mix("    - name: p95\n      statements: [{rows: 1}]\n")), "column p95_ms");
+  EXPECT_CONTAINS(error_of(mix("    - name: ''\n      statements: [{rows: 1}]\n")),
+                  "key 'workload.mix[0].name': an operation type needs a name that is not blank");
+  EXPECT_CONTAINS(error_of(mix("    - name: a\n      statements:\n        - {rows: 1}\n        -\n")),
+                  "key 'workload.mix[0].statements[1]': an empty statement (a dash with nothing after it)");
+}
+
+TEST(NdbErrors, KeysOfAnotherWorkloadKindAreRefused) {
+  const std::string ndb_mix = "    - name: r\n      statements: [{rows: 1}]\n";
+  // An NDB cluster and mix without `kind: ndb` ran the default fio job.
+  std::string no_kind = with_mix("", ndb_mix, kShortSim);
+  no_kind.replace(no_kind.find("  kind: ndb\n"), std::strlen("  kind: ndb\n"), "");
+  EXPECT_CONTAINS(error_of(no_kind), "key 'ndb': an NDB cluster runs with workload.kind ndb only (workload.kind is fio (the default))");
+  EXPECT_CONTAINS(error_of("workload:\n  kind: sysbench\n  mix:\n" + ndb_mix), "key 'workload.mix': a custom mix runs on an NDB cluster");
+  // sysbench's threads and rate do not pace the NDB load generators or fio.
+  EXPECT_CONTAINS(error_of(with_mix("", ndb_mix, kShortSim) + "sweep: {workload.threads: [1, 64]}\n"),
+                  "key 'workload.threads': sysbench's key, which ndb would ignore");
+  EXPECT_CONTAINS(error_of("workload:\n  kind: fio\n  rate: 100/s\n"),
+                  "key 'workload.rate': sysbench's key, which fio would ignore (workload.kind is fio): the fio job's own keys are under workload.fio");
+  EXPECT_CONTAINS(error_of("workload:\n  test: oltp_read_write\n  threads: 16\n"), "bad.yaml:2:9: key 'workload.test'");
+  // A kind chosen per point (--set, a sweep, a variant) is a what-if on the file: its keys stay.
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, threads: 4}\n", "ok.yaml", {parse_override("workload.kind=fio")}));
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, threads: 4}\nsweep: {workload.kind: [sysbench, fio]}\n", "ok.yaml"));
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, threads: 4}\nvariants: {f: {workload.kind: fio}}\nvariant: f\n", "ok.yaml"));
+}
+
+TEST(NdbErrors, AVariantsReplicasAreBlamedForNodeGroupsTheyCannotForm) {
+  const std::string text = with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", kShortSim) +
+                           "variants:\n  bad: {ndb.replicas: 4}\nvariant: bad\n";
+  EXPECT_CONTAINS(error_of(text), "key 'ndb.replicas': 2 data nodes cannot form node groups of 4 replicas");
 }

@@ -61,6 +61,7 @@ TEST(Scenario, SetCanSweep) {
 TEST(Scenario, VariantsSetSeveralKeysPerSweptValue) {
   const std::string yaml =
       "storage: {device: samsung-850-pro}\n"
+      "workload: {kind: sysbench}\n"
       "variants:\n"
       "  ssd: {}\n"
       "  pcie-atomic: {storage.device: shannon-direct-io-g3i, database.atomic_writes: true}\n"
@@ -625,4 +626,18 @@ TEST(ScenarioErrors, HexadecimalAndOverflowingNumbersAreRefusedAtTheirKey) {
   EXPECT_CONTAINS(e, "workload.rate");
   EXPECT_CONTAINS(e, "past what a number holds");
   EXPECT_CONTAINS(error_of("compute: {memory: 1e308TB}\n"), "compute.memory");
+}
+
+// Review (session 41): fio's direct IO transfers whole sectors; 513 B was simulated at 12,600 IOPS.
+TEST(ScenarioErrors, AFioBlockThatIsNotWholeSectorsIsRefused) {
+  const std::string e = error_of("workload: {kind: fio, fio: {rw: randread, bs: 513B}}\n");
+  EXPECT_CONTAINS(e, "bad.yaml:1:");
+  EXPECT_CONTAINS(e, "key 'workload.fio.bs': a block of 513B is not a whole number of 512-byte sectors");
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: fio, fio: {rw: randread, bs: 1536B}}\n", "ok.yaml"));
+}
+
+// Review (session 41): a --set inside a key that is refused named the file without a line.
+TEST(ScenarioErrors, AnErrorAtAKeyAnOverrideMadeNamesTheOverride) {
+  const std::string e = error_of("workload: {kind: sysbench}\n", {parse_override("workload.fio.iodepth=4")});
+  EXPECT_CONTAINS(e, "--set workload.fio.iodepth=4: key 'workload.fio': a fio job under workload.kind sysbench would not run");
 }

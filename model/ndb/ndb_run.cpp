@@ -8,6 +8,9 @@ namespace sg = simgrid::s4u;
 
 namespace {
 double now() { return sg::Engine::get_clock(); }
+// Operations one thread may end at the instant they started before the loop counts as stalled:
+// a mix whose costs are all zero would otherwise run at one simulated instant for ever.
+constexpr int kMaxOperationsAtOneInstant = 1000;
 }  // namespace
 
 NdbRun::NdbRun(Platform& platform, Measurement& measurement, const Scenario& scenario)
@@ -43,6 +46,7 @@ void NdbRun::thread_loop(LoadThread& t) {
   std::vector<RowOp> rows, written;
   // Threads start spread over one think time plus a millisecond, not all at the same instant.
   double next_start = std::uniform_real_distribution<double>(0.0, lg.think_time_s + 1e-3)(t.rng);
+  int operations_at_one_instant = 0;
   while (true) {
     if (next_start > now()) sg::this_actor::sleep_until(next_start);
     size_t type = mix_.pick(t.rng);
@@ -81,6 +85,12 @@ void NdbRun::thread_loop(LoadThread& t) {
     double end = ready + lg.link_latency_s;
     record(type, end - start, stats, op.statement_count());
     next_start = end + lg.think_time_s;
+    if (next_start > start) {
+      operations_at_one_instant = 0;
+    } else if (++operations_at_one_instant >= kMaxOperationsAtOneInstant) {
+      stalled_ = true;
+      sg::this_actor::suspend();  // the point fails once the other actors have let the clock move
+    }
   }
 }
 
@@ -126,6 +136,13 @@ void NdbRun::reset_counters() {
   }
 }
 
+std::vector<std::string> NdbRun::types_not_measured() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < types_.size(); ++i)
+    if (types_[i].count == 0) names.push_back(mix_.operations()[i].name);
+  return names;
+}
+
 void NdbRun::report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const {
   const double confidence = scenario_.simulation.confidence;
   auto operations = nlohmann::ordered_json::array();
@@ -134,12 +151,14 @@ void NdbRun::report(nlohmann::ordered_json& out, double elapsed_s, double now_s)
     const auto& s = types_[i];
     const auto& op = mix_.operations()[i];
     double n = static_cast<double>(s.count);
+    // A type none of whose operations completed has no latency: null, not the empty histogram's 0.
+    auto measured_ms = [&](double seconds) { return s.count > 0 ? nlohmann::ordered_json(seconds * 1e3) : nlohmann::ordered_json(); };
     operations.push_back({{"name", op.name},
                           {"share", mix_.share(i)},
                           {"ops_per_s", n / elapsed_s},
-                          {"mean_ms", s.latency.mean_s() * 1e3},
-                          {"p95_ms", s.latency.quantile_s(0.95) * 1e3},
-                          {"p99_ms", s.latency.quantile_s(0.99) * 1e3},
+                          {"mean_ms", measured_ms(s.latency.mean_s())},
+                          {"p95_ms", measured_ms(s.latency.quantile_s(0.95))},
+                          {"p99_ms", measured_ms(s.latency.quantile_s(0.99))},
                           {"ci95", {{"ops_per_s", s.rate.estimate(confidence).half_width},
                                     {"mean_ms", s.mean.estimate(confidence).half_width * 1e3}}},
                           {"statements", op.statement_count()},

@@ -29,6 +29,12 @@ public:
   // over the window of `elapsed_s` that ends at `now_s`.
   void report(nlohmann::ordered_json& out, double elapsed_s, double now_s) const;
 
+  // Operations took no simulated time (every cost they meet zero, or below the clock's resolution):
+  // the load threads stopped, since their closed loop would never have advanced the clock.
+  bool stalled() const { return stalled_; }
+  // Operation types the window saw no operation of complete (their latencies are not measured).
+  std::vector<std::string> types_not_measured() const;
+
   const NdbConfig& config() const { return config_; }
   const CustomMix& mix() const { return mix_; }
   TransactionCoordinator& coordinator() { return coordinator_; }
@@ -60,6 +66,7 @@ private:
   TransactionCoordinator coordinator_;
   std::vector<std::unique_ptr<LoadThread>> threads_;
   std::vector<TypeStats> types_;
+  bool stalled_ = false;
 };
 
 }  // namespace poolsim

@@ -136,8 +136,17 @@ NdbConfig parse_ndb_config(const YAML::Node& doc, const YAML::Node& raw, const O
   c.data_nodes = n["data_nodes"].as<int>();
   c.replicas = n["replicas"].as<int>();
   if (c.data_nodes % c.replicas != 0) {
-    // Named where the change came from: a --set of replicas, else data_nodes as the file writes it.
-    const bool by_replicas = origin.overridden.count("ndb.replicas") && !origin.overridden.count("ndb.data_nodes");
+    // Named where the change came from: a --set or the point's variant that sets replicas and not
+    // data_nodes, else data_nodes as the file writes it.
+    auto variant_sets = [&](const char* key) {
+      const YAML::Node chosen = child(raw, "variant");
+      if (!chosen || !chosen.IsScalar()) return false;
+      const YAML::Node settings = child(child(raw, "variants"), chosen.Scalar());
+      auto given = [](const YAML::Node& n) { return n.IsDefined() && !n.IsNull(); };  // child() gives a null node when absent
+      return given(child(settings, std::string("ndb.") + key)) || given(child(child(settings, "ndb"), key));
+    };
+    const bool sets_nodes = origin.overridden.count("ndb.data_nodes") > 0 || variant_sets("data_nodes");
+    const bool by_replicas = !sets_nodes && (origin.overridden.count("ndb.replicas") > 0 || variant_sets("replicas"));
     const std::string key = by_replicas ? "ndb.replicas" : "ndb.data_nodes";
     const YAML::Node at = child(r, by_replicas ? "replicas" : "data_nodes");
     throw InputError(origin.locate(key, at ? at : r), key,

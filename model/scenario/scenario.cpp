@@ -1,6 +1,7 @@
 #include "scenario/scenario.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,9 @@ namespace poolsim {
 using namespace schema;
 
 namespace {
+
+// A disk sector: direct IO (fio's libaio jobs) transfers whole ones.
+constexpr double kSectorBytes = 512;
 
 // Bounds on a device's figures, far above any device: what passes them is a typo's extra zeros or a unit slip.
 // No device moves over 1 TB/s: PCIe 6.0 x16 carries 128 GB/s, tmpfs (kind ram) one socket's DDR5 614 GB/s.
@@ -380,6 +384,30 @@ YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializ
   return YAML::Node();
 }
 
+// Keys another workload generator reads would be ignored without a word: a scenario without
+// `kind` runs fio (the default) whatever sysbench or NDB keys it has, and sysbench's threads or rate
+// do not pace fio or the NDB load generators.
+void refuse_keys_of_other_workloads(const YAML::Node& raw, const std::string& kind, const Origin& origin) {
+  const bool kind_written = written_node(raw, {"workload", "kind"}).IsDefined();
+  const std::string kind_said = "workload.kind is " + kind + (kind_written ? "" : " (the default)");
+  if (kind != "ndb") {
+    if (YAML::Node n = written_node(raw, {"ndb"}); n.IsDefined() && !n.IsNull())
+      throw InputError(origin.locate("ndb", n), "ndb", "an NDB cluster runs with workload.kind ndb only (" + kind_said + "): set the kind, or remove the section");
+    if (YAML::Node n = written_node(raw, {"workload", "mix"}); n.IsDefined() && !n.IsNull())
+      throw InputError(origin.locate("workload.mix", n), "workload.mix", "a custom mix runs on an NDB cluster, with workload.kind ndb (" + kind_said + "): set the kind, or remove it");
+  }
+  if (kind == "sysbench") return;
+  const std::string instead = kind == "fio" ? "the fio job's own keys are under workload.fio (numjobs, iodepth, rate)"
+                                            : "the NDB load is ndb.load_generator (threads, think_time)";
+  for (const auto& f : scenario_schema().field("workload")->fields) {
+    if (f.name == "kind" || f.name == "mix" || f.name == "fio") continue;
+    const YAML::Node n = written_node(raw, {"workload", f.name.c_str()});
+    if (n.IsDefined())
+      throw InputError(origin.locate("workload." + f.name, n), "workload." + f.name,
+                       "sysbench's key, which " + kind + " would ignore (" + kind_said + "): " + instead);
+  }
+}
+
 // Sets node[path] = value, creating maps along the way.
 void set_path(YAML::Node root, const std::string& path, const YAML::Node& value, const std::string& origin_name) {
   std::vector<std::string> parts;
@@ -451,7 +479,9 @@ void check_catalogue_entry(const std::map<std::string, DeviceSpec>& devices, con
                        }());
 }
 
-Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& base_dir) {
+// `kind_as_written`: the point's workload kind is the file's own (not a --set's, a variant's or a
+// sweep's), so keys of another kind in the file are a mistake rather than a what-if's leftovers.
+Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& base_dir, bool kind_as_written) {
   validate(raw, scenario_schema(), origin);
   YAML::Node doc = with_defaults(raw, scenario_schema());
   Scenario s;
@@ -582,9 +612,15 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
       throw InputError(origin.locate("workload.fio", written), "workload.fio",
                        "a fio job under workload.kind " + s.workload.kind + " would not run: remove it, or set kind: fio");
   }
+  if (kind_as_written) refuse_keys_of_other_workloads(raw, s.workload.kind, origin);
   const auto& fio = w["fio"];
   s.workload.fio.rw = fio["rw"].Scalar();
   s.workload.fio.block_bytes = q(fio["bs"], Dimension::Bytes);
+  // The job is direct IO (libaio, O_DIRECT), whose transfers are whole 512-byte sectors: fio
+  // refuses another block size (EINVAL), and the offsets would not be aligned either.
+  if (s.workload.kind == "fio" && std::fmod(s.workload.fio.block_bytes, kSectorBytes) != 0)
+    throw InputError(origin.locate("workload.fio.bs", written_node(raw, {"workload", "fio", "bs"})), "workload.fio.bs",
+                     "a block of " + fio["bs"].Scalar() + " is not a whole number of 512-byte sectors, which direct IO transfers: give a multiple of 512B");
   s.workload.fio.iodepth = fio["iodepth"].as<int>();
   s.workload.fio.numjobs = fio["numjobs"].as<int>();
   s.workload.fio.read_fraction = q(fio["rwmixread"], Dimension::Ratio);
@@ -1225,6 +1261,11 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   YAML::Node base(YAML::NodeType::Map);
   for (auto it = root.begin(); it != root.end(); ++it)
     if (it->first.Scalar() != "sweep") base[it->first] = it->second;
+  auto workload_kind_of = [](const YAML::Node& doc) {
+    const YAML::Node kind = written_node(doc, {"workload", "kind"});
+    return kind.IsDefined() && kind.IsScalar() ? kind.Scalar() : *scenario_schema().field("workload")->field("kind")->default_value;
+  };
+  const std::string file_kind = workload_kind_of(base);  // before the points are made (they share its nodes)
   std::vector<Scenario> points;
   std::vector<size_t> index(axes.size(), 0);
   while (true) {
@@ -1246,7 +1287,8 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
       if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
       else point_origin.overridden.erase(key);
     }
-    Scenario s = build(point, point_origin, base_dir);
+    const bool kind_as_written = workload_kind_of(point) == file_kind && origin.overridden.count("workload.kind") == 0;
+    Scenario s = build(point, point_origin, base_dir, kind_as_written);
     s.params = params;
     points.push_back(std::move(s));
     // Next combination: the last axis varies fastest.

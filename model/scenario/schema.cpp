@@ -174,8 +174,12 @@ SourceLocation Origin::locate(const std::string& path, const YAML::Node& node) c
     if (mark.line >= 0) {
       where.line = mark.line + 1;
       where.column = mark.column + 1;
+      return where;
     }
   }
+  // No position in the file: the node was made by a --set of a key inside it.
+  for (const auto& [key, text] : overridden)
+    if (key.rfind(path + ".", 0) == 0) return {text, 0, 0};
   return where;
 }
 

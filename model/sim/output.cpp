@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -69,6 +70,7 @@ std::string cell(const nlohmann::ordered_json& point, const Column& c) {
     return out.str();
   }
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";  // not measured (an operation type with no completion)
   return v.dump();
 }
 
@@ -150,8 +152,10 @@ std::string render(const std::vector<nlohmann::ordered_json>& points, OutputForm
     doc["points"] = points;
     return doc.dump(2) + "\n";
   }
-  std::vector<std::vector<std::string>> rows;
+  // Points may have different columns (a failed point, variants with other operation types): the
+  // headers are their union, each point's in its own order, and every cell goes under its own header.
   std::vector<std::string> headers;
+  std::vector<std::map<std::string, std::string>> cells_by_header;
   for (const auto& p : points) {
     auto columns = columns_for(p);
     std::vector<std::string> h, r;
@@ -165,8 +169,24 @@ std::string render(const std::vector<nlohmann::ordered_json>& points, OutputForm
     } else {
       add_resource_columns(p, h, r);
     }
-    if (headers.size() < h.size()) headers = h;
-    rows.push_back(r);
+    size_t insert_at = 0;
+    for (const auto& header : h) {
+      auto found = std::find(headers.begin(), headers.end(), header);
+      if (found == headers.end())  // a failed point's error goes last, after every figure
+        found = header == "error" ? headers.insert(headers.end(), header)
+                                  : headers.insert(headers.begin() + static_cast<std::ptrdiff_t>(insert_at), header);
+      insert_at = static_cast<size_t>(found - headers.begin()) + 1;
+    }
+    cells_by_header.emplace_back();
+    for (size_t i = 0; i < h.size(); ++i) cells_by_header.back().emplace(h[i], r[i]);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& cells : cells_by_header) {
+    rows.emplace_back();
+    for (const auto& header : headers) {
+      auto c = cells.find(header);
+      rows.back().push_back(c == cells.end() ? std::string() : c->second);
+    }
   }
   std::ostringstream out;
   if (format == OutputFormat::Csv) {

@@ -277,6 +277,12 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
   sg::Actor::create("controller", first.host, [&] { controller(platform, measurement, state, scenario.simulation); });
   engine.run();
   phase_mark("measurement");
+  if (ndb && ndb->stalled())
+    throw InputError({scenario.file, 0, 0}, "workload.mix",
+                     "operations of the mix take no simulated time (a load thread ended a thousand of them at the instant they "
+                     "started: the costs they meet in ndb are zero or below the clock's resolution), so the closed loop "
+                     "would never advance the clock: give some cost a positive time (for example "
+                     "ndb.load_generator.link_latency or think_time)");
 
   double elapsed = state.measure_end_s - state.measure_start_s;
   double confidence = scenario.simulation.confidence;
@@ -322,11 +328,23 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
                    {"latency_p95_ms", state.p95_latency.estimate(confidence).half_width * 1e3},
                    {"latency_p99_ms", state.p99_latency.estimate(confidence).half_width * 1e3}};
     out["business_operations"] = measurement.operations;
+    const double think_time_s = ndb->config().load_generator.think_time_s;
     if (measurement.operations == 0) {
       // As for transactions and IOs: an empty histogram read as a latency of 0.00 ms.
       std::ostringstream warning_text;
-      warning_text << "no business operation completed in the measured " << elapsed
-                   << " s: latency_ms is not a measurement (every operation took longer)";
+      warning_text << "no business operation completed in the measured " << elapsed << " s: latency_ms is not a measurement ";
+      if (think_time_s >= elapsed)
+        warning_text << "(the load threads wait ndb.load_generator.think_time " << think_time_s
+                     << " s between operations, and start spread over it: a max_duration of several think times measures them)";
+      else
+        warning_text << "(every operation took longer)";
+      warn(out, scenario, warning_text.str());
+    } else if (auto missing = ndb->types_not_measured(); !missing.empty()) {
+      std::ostringstream warning_text;
+      warning_text << "no operation of type";
+      for (size_t i = 0; i < missing.size(); ++i) warning_text << (i ? ", '" : " '") << missing[i] << "'";
+      warning_text << " completed in the measured " << elapsed
+                   << " s: their latencies are null (a rare type or a long one needs a longer max_duration)";
       warn(out, scenario, warning_text.str());
     }
     ndb->report(out, elapsed, state.measure_end_s);  // operations per type, cluster threads (devices, links, cpus)

@@ -82,9 +82,25 @@ CustomMix parse_custom_mix(const YAML::Node& mix, const YAML::Node& raw, const O
     if (!names.insert(op.name).second)
       throw InputError(origin.locate(here + ".name", at(raw_o["name"], o["name"])), here + ".name",
                        "duplicate operation type name '" + op.name + "'");
+    // Results name each type (the table's column NAME_ms beside the point's mean_ms and p95_ms).
+    if (op.name.find_first_not_of(" \t") == std::string::npos)
+      throw InputError(origin.locate(here + ".name", at(raw_o["name"], o["name"])), here + ".name",
+                       "an operation type needs a name that is not blank (results are reported by name)");
+    for (const char* figure : {"mean", "p95"})
+      if (op.name == figure)
+        throw InputError(origin.locate(here + ".name", at(raw_o["name"], o["name"])), here + ".name",
+                         "an operation type named '" + op.name + "' would share the results table's column " + op.name +
+                             "_ms with the point's own " + op.name + " latency: give it another name");
     if (!o["statements"] || o["statements"].size() == 0)
       throw InputError(origin.locate(here + ".statements", at(raw_o["statements"], raw_o)), here + ".statements",
                        "an operation type needs at least one statement");
+    // A dash with nothing after it is a null statement, which the defaults would fill in unseen.
+    if (const YAML::Node raw_statements = raw_o ? raw_o["statements"] : YAML::Node(); raw_statements && raw_statements.IsSequence())
+      for (size_t j = 0; j < raw_statements.size(); ++j)
+        if (raw_statements[j].IsNull())
+          throw InputError(origin.locate(here + ".statements[" + std::to_string(j) + "]", at(raw_statements[j], raw_statements)),
+                           here + ".statements[" + std::to_string(j) + "]",
+                           "an empty statement (a dash with nothing after it): give its tables, rows and kind, or remove it");
     for (const auto& s : o["statements"]) {
       MixStatement st;
       st.tables = s["tables"].as<int>();
