@@ -394,6 +394,42 @@ TEST(Cli, OutMayNotReplaceAnInputOfTheCommand) {
   EXPECT_CONTAINS(r.err, "a file of the trace");
 }
 
+TEST(Cli, OutMayNotReplaceAFileTheScenarioReads) {
+  // --out named the scenario's `catalogue:` file or its `database.profile` file: only the scenario
+  // itself was checked, and the run replaced the catalogue (or the profile) with its results.
+  const std::string dir = temp_path("reads");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string catalogue_text = "{}\n";
+  {
+    std::ofstream(dir + "/cat.yaml") << catalogue_text;
+    std::ofstream(dir + "/prof.yaml") << poolsim::testing::read_file(std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml");
+    std::ofstream(dir + "/s.yaml") << "catalogue: [cat.yaml]\ndatabase: {profile: prof.yaml}\n" << kSmall;
+  }
+  const std::string profile_text = poolsim::testing::read_file(dir + "/prof.yaml");
+  for (const auto& [out, what] : std::vector<std::pair<std::string, std::string>>{
+           {dir + "/cat.yaml", "the scenario's device catalogue"}, {dir + "/prof.yaml", "the scenario's profile"}}) {
+    auto r = run_cli("run " + dir + "/s.yaml --format json --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_CONTAINS(r.err, what);
+    EXPECT_CONTAINS(r.err, "an input of this command");
+  }
+  // A --set that names another profile file makes that file an input instead.
+  auto r = run_cli("run " + dir + "/s.yaml --set database.profile=" + dir + "/prof.yaml --bounds --out " + dir + "/prof.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(poolsim::testing::read_file(dir + "/cat.yaml"), catalogue_text);
+  EXPECT_EQ(poolsim::testing::read_file(dir + "/prof.yaml"), profile_text);
+  // validate --scenario: the scenario's catalogue is an input of the validation too.
+  {
+    std::ofstream(dir + "/t.yaml") << "catalogue: [cat.yaml]\n" << kTableScenario;
+    std::ofstream(dir + "/t.csv") << "thr,tps\n";
+  }
+  r = run_cli("validate --scenario " + dir + "/t.yaml --table " + dir + "/t.csv --out " + dir + "/cat.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "the scenario's device catalogue");
+  EXPECT_EQ(poolsim::testing::read_file(dir + "/cat.yaml"), catalogue_text);
+}
+
 TEST(Cli, TextThatIsNotUtf8IsRefusedWhereItIsRead) {
   // Latin-1 bytes reached nlohmann's dump: "[json.exception.type_error.316] incomplete UTF-8 string",
   // no file, line or key, exit 3 (a table's cell only after simulating).

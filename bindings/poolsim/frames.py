@@ -17,6 +17,21 @@ __all__ = ["points_frame", "series_frame", "histogram_frame", "breakdown_frame",
 _NESTED = {"params", "series", "breakdown_ms", "latency_histogram", "devices", "links", "cpus", "innodb"}
 _RESOURCES = (("devices", "device"), ("links", "link"), ("cpus", "cpu"))
 _QUANTILES = (("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))
+# What a point counts as completed (sysbench, fio, NDB). None completed: its latencies (a fio job's
+# IOPS too, and a transaction's breakdown) are no measurement but an empty histogram's zeros, which the
+# point's warnings say; the frames give NaN, not 0 ms.
+_COMPLETED = ("transactions", "operations", "business_operations")
+_FIO_RATES = ("iops", "iops_ci95", "throughput_MBps")
+
+
+def _measured_nothing(point: dict) -> bool:
+    return "error" not in point and any(point.get(k) == 0 for k in _COMPLETED)
+
+
+def _warnings(point: dict):
+    """The point's warnings as one text ("; " between them), or None."""
+    warnings = point.get("warnings") or []
+    return "; ".join(str(w) for w in warnings) if warnings else None
 
 
 def _pd():
@@ -59,7 +74,7 @@ def _figures(point: dict) -> dict:
     tps_ci95, innodb[0] {hit_ratio} -> innodb_hit_ratio, busiest device/link/CPU utilisation."""
     row: dict[str, Any] = {}
     for key, value in point.items():
-        if key in _NESTED:
+        if key in _NESTED or key == "warnings":
             continue
         if key in ("latency_ms", "latency_us") and isinstance(value, dict):
             unit = key.split("_")[1]
@@ -81,12 +96,18 @@ def _figures(point: dict) -> dict:
         entries = point.get(key)
         if entries:
             row[f"{kind}_util_max"] = max((e.get("utilisation", 0.0) or 0.0) for e in entries)
+    if _measured_nothing(point):
+        for column in row:
+            if column.startswith("latency_") or column in _FIO_RATES:
+                row[column] = math.nan
     return row
 
 
 def points_frame(points: Sequence[dict]):
     """One row per point: params, figures, confidence-interval half-widths (``*_ci95``), the stop
-    reason, the busiest resources, and ``error`` for a point whose simulation failed."""
+    reason, the busiest resources, ``warnings`` (None, or the simulator's warnings joined by "; "),
+    and ``error`` for a point whose simulation failed. A point that completed nothing has NaN
+    latencies (and, for fio, IOPS), not the 0 ms of an empty histogram."""
     pd = _pd()
     params = param_columns(points)
     rows = []
@@ -99,6 +120,8 @@ def points_frame(points: Sequence[dict]):
         df = pd.DataFrame(columns=["point", *params])
     if "error" not in df and any("error" in p for p in points):
         df["error"] = None
+    # Always there, so that a filter on it works on every result: None, or what the simulator warned.
+    df["warnings"] = [_warnings(p) for p in points]
     return df
 
 
@@ -118,11 +141,14 @@ def series_frame(points: Sequence[dict]):
 def histogram_frame(points: Sequence[dict]):
     """The latency distribution per point: ``latency_ms`` (a bucket's upper bound), ``count`` and
     ``cdf``. From the point's ``latency_histogram`` when the simulator reports one (``exact`` True);
-    otherwise from its quantiles p50/p95/p99/max (``exact`` False, ``count`` NaN)."""
+    otherwise from its quantiles p50/p95/p99/max (``exact`` False, ``count`` NaN). A point that
+    completed nothing has no rows."""
     pd = _pd()
     params = param_columns(points)
     rows = []
     for i, p in enumerate(points):
+        if _measured_nothing(p):  # no latency to distribute (its quantiles are an empty histogram's zeros)
+            continue
         head = _head(i, p, params)
         buckets = p.get("latency_histogram")
         if buckets:
@@ -164,6 +190,9 @@ def breakdown_frame(points: Sequence[dict]):
         row.update(b)
         row["total_ms"] = sum(v for v in b.values() if isinstance(v, (int, float)))
         row["latency_mean_ms"] = (p.get("latency_ms") or {}).get("mean")
+        if _measured_nothing(p):  # per transaction, with none completed
+            for k in [*b, "total_ms", "latency_mean_ms"]:
+                row[k] = math.nan
         rows.append(row)
     if not rows:
         return pd.DataFrame(columns=["point", *params, "total_ms", "latency_mean_ms"])

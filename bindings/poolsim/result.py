@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Iterable, Sequence
 
 from . import frames
@@ -81,13 +82,24 @@ class Result:
         return text
 
     @classmethod
-    def from_json(cls, text_or_path: str) -> "Result":
-        """A Result from the CLI's JSON output (text or a file name)."""
-        text = text_or_path
-        if not text_or_path.lstrip().startswith("{"):
+    def from_json(cls, text_or_path) -> "Result":
+        """A Result from the CLI's JSON output: its text, or a file's name (a str or a path)."""
+        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
+            text, where = text_or_path, "the JSON text"
+        elif isinstance(text_or_path, (str, bytes, os.PathLike)):
+            where = os.fsdecode(text_or_path)
             with open(text_or_path, encoding="utf-8") as f:
                 text = f.read()
-        return cls(json.loads(text)["points"])
+        else:
+            raise TypeError(f"poolsim: Result.from_json takes JSON text or a file's path, got {type(text_or_path).__name__}")
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"poolsim: {where}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("points"), list):
+            raise ValueError(f"poolsim: {where}: not a poolsim result ({{\"points\": [...]}}, as `poolsim run "
+                             "--format json` writes)")
+        return cls(doc["points"])
 
     @classmethod
     def concat(cls, results: Iterable["Result"]) -> "Result":

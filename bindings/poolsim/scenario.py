@@ -20,43 +20,102 @@ from . import _poolsim
 __all__ = ["Scenario", "yaml_value"]
 
 _PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./%+-]*\Z")
+# Characters YAML reads as line breaks or a byte order mark even inside quotes: written as escapes.
+_YAML_BREAKS = ("\u0085", "\u2028", "\u2029", "\ufeff")
 
 
-def yaml_value(value: Any) -> str:
-    """The YAML text of an override value: numbers, booleans, strings ("186GiB"), None, lists, dicts."""
+def _at(key: str | None) -> str:
+    """The key an error is about, as the library's errors name it."""
+    return f"key '{key}': " if key else ""
+
+
+def _quoted(text: str, key: str | None = None) -> str:
+    """A double-quoted YAML scalar. Characters outside the BMP are written as themselves: JSON's
+    escapes for them (surrogate pairs) are refused by yaml-cpp."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:  # a lone surrogate (a file name read with surrogateescape)
+        raise ValueError(f"poolsim: {_at(key)}{text!r} is not UTF-8 text (character {e.start + 1})") from None
+    quoted = json.dumps(text, ensure_ascii=False)
+    for ch in _YAML_BREAKS:
+        quoted = quoted.replace(ch, f"\\u{ord(ch):04x}")
+    return quoted
+
+
+def _is_missing(value: Any) -> bool:
+    """pandas' NA and NaT: no value at all, which a scenario cannot hold."""
+    kind = type(value)
+    return kind.__module__.split(".")[0] == "pandas" and kind.__name__ in ("NAType", "NaTType")
+
+
+def _unwrap(value: Any, key: str | None) -> Any:
+    """A numpy or pandas value as a plain Python one: a scalar by .item(), an array or a Series (of
+    any length, one included) by .tolist(), never silently a scalar."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes, Mapping, list, tuple, range)):
+        return value
+    if _is_missing(value):
+        raise ValueError(f"poolsim: {_at(key)}{value!r} is a missing value, which a scenario cannot hold")
+    ndim = getattr(value, "ndim", None)
+    if ndim == 0 and hasattr(value, "item"):  # numpy scalars and 0-d arrays
+        return value.item()
+    if ndim is not None and ndim >= 1:
+        if ndim == 1 and hasattr(value, "tolist"):
+            return value.tolist()
+        raise TypeError(f"poolsim: {_at(key)}a {ndim}-dimensional {type(value).__name__} is not a value a scenario can hold")
+    return value
+
+
+def yaml_value(value: Any, key: str | None = None) -> str:
+    """The YAML text of an override value: numbers, booleans, strings ("186GiB"), None, lists, dicts.
+    ``key`` (the setting's dotted path) is named in the error when the value cannot be written."""
+    value = _unwrap(value, key)
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars
-        try:
-            value = value.item()
-        except (TypeError, ValueError):
-            pass
-        if isinstance(value, bool):
-            return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise ValueError(f"poolsim: {value!r} is not a value a scenario can hold")
+            raise ValueError(f"poolsim: {_at(key)}{value!r} is not a value a scenario can hold (numbers are finite)")
         return repr(value)
     if isinstance(value, str):
         if _PLAIN.match(value) and value.lower() not in ("null", "true", "false", "yes", "no", "on", "off", "~"):
             return value
-        return json.dumps(value)
+        return _quoted(value, key)
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{json.dumps(str(k))}: {yaml_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, (list, tuple, range)) or (hasattr(value, "tolist") and not isinstance(value, (str, bytes))):
-        items = value.tolist() if hasattr(value, "tolist") else list(value)
-        return "[" + ", ".join(yaml_value(v) for v in items) + "]"
-    raise TypeError(f"poolsim: cannot write a {type(value).__name__} into a scenario")
+        return "{" + ", ".join(f"{_quoted(str(k), key)}: {yaml_value(v, f'{key}.{k}' if key else str(k))}"
+                               for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple, range)):
+        return "[" + ", ".join(yaml_value(v, key) for v in value) + "]"
+    raise TypeError(f"poolsim: {_at(key)}cannot write a {type(value).__name__} into a scenario")
+
+
+def _fs(path: str | os.PathLike) -> bytes:
+    """A path as the native layer takes it: its bytes, so that a name that is not UTF-8 reaches the
+    library's check (which names it) instead of failing pybind's conversion."""
+    return os.fsencode(os.fspath(path))
+
+
+# The first characters of one line of YAML text that is not a path (a flow collection, a comment, a
+# tag or anchor, a quoted or block scalar, a document marker).
+_YAML_STARTS = tuple("{[#&*!|>'\"%@`-")
 
 
 def _looks_like_path(source: str) -> bool:
-    if "\n" in source:
+    """Whether a string given as a scenario names a file. A scenario written as one line of YAML is a
+    mapping ("key: value" or "{...}"); any other line is a path, also one that is mistyped, a
+    directory, or ends in ".YAML" (they were read as YAML text: "a scenario must be a YAML mapping")."""
+    if "\n" in source or "\r" in source:
         return False
-    return os.path.isfile(source) or (source.endswith((".yaml", ".yml")) and ": " not in source)
+    line = source.strip()
+    if not line:
+        return False
+    if os.path.exists(source):
+        return True
+    if line.lower().endswith((".yaml", ".yml")) and ": " not in line:
+        return True
+    return not (line.startswith(_YAML_STARTS) or ": " in line or line.endswith(":"))
 
 
 class Scenario:
@@ -75,12 +134,12 @@ class Scenario:
             text, origin = source.text, source.origin
             base_dir, overrides = source.base_dir, tuple(source.overrides) + tuple(overrides)
         elif isinstance(source, Mapping):
-            text = yaml.dump(_plain(source), Dumper=_DictDumper, sort_keys=False, default_flow_style=False)
+            text = yaml.dump(_plain(source, None), Dumper=_DictDumper, sort_keys=False, default_flow_style=False,
+                             allow_unicode=True)
             origin = origin or "<dict>"
         elif isinstance(source, os.PathLike) or (isinstance(source, str) and _looks_like_path(source)):
             path = os.fspath(source)
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+            text = _read_scenario_file(path)
             origin = origin or path
             base_dir = base_dir or (os.path.dirname(path) or ".")
         elif isinstance(source, str):
@@ -98,9 +157,7 @@ class Scenario:
     @classmethod
     def from_file(cls, path: str | os.PathLike) -> "Scenario":
         path = os.fspath(path)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        return cls(text=text, origin=path, base_dir=os.path.dirname(path) or ".")
+        return cls(text=_read_scenario_file(path), origin=path, base_dir=os.path.dirname(path) or ".")
 
     @classmethod
     def from_yaml(cls, text: str, origin: str = "<string>", base_dir: str = ".") -> "Scenario":
@@ -119,41 +176,58 @@ class Scenario:
         for k, v in changes:
             if not isinstance(k, str) or not k:
                 raise TypeError("poolsim: keys are dotted paths such as 'workload.threads'")
-            overrides.append(f"{k}={yaml_value(v)}")
+            overrides.append(f"{k}={yaml_value(v, k)}")
         return self._with(overrides)
 
     def with_sweep(self, axes: Mapping[str, Sequence[Any]]) -> "Scenario":
-        """A copy whose sweep also runs these axes (a key already swept gets these values)."""
+        """A copy whose sweep also runs these axes, after the scenario's own (the last varies fastest);
+        a key already swept gets these values and takes its place among these axes."""
         overrides = list(self.overrides)
         for k, values in axes.items():
+            if not isinstance(k, str) or not k:
+                raise TypeError("poolsim: sweep keys are dotted paths such as 'workload.threads'")
             if isinstance(values, Mapping):
                 # list() of a dict is its keys: the sweep would run the key names as values.
-                raise TypeError(f"poolsim: the sweep of '{k}' is a mapping; give a list of values "
-                                "(a list of mappings to sweep a section)")
+                raise TypeError(f"poolsim: the sweep of '{k}' is a mapping; give a list of values" + _SECTION_HINT)
+            values = _unwrap(values, k)
             if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
                 values = [values]
-            values = list(values.tolist() if hasattr(values, "tolist") else values)
+            values = [_unwrap(v, k) for v in values]
             if not values:
                 raise ValueError(f"poolsim: the sweep of '{k}' has no values")
-            overrides.append(f"sweep.{k}={yaml_value(values)}")
+            for v in values:
+                if isinstance(v, (Mapping, list, tuple, range)):
+                    raise TypeError(f"poolsim: the sweep of '{k}' has a {'mapping' if isinstance(v, Mapping) else 'list'} "
+                                    f"among its values ({v!r}); a sweep's values are single values" + _SECTION_HINT)
+            # Given again, the axis moves to the end: the loader keeps an axis where it was first named.
+            overrides = [o for o in overrides if o.partition("=")[0] != f"sweep.{k}"]
+            overrides.append(f"sweep.{k}={yaml_value(values, k)}")
         return self._with(overrides)
 
     def pinned(self, params: Mapping[str, Any]) -> "Scenario":
-        """A copy that is exactly the point with these params (every key fixed by a one-value sweep)."""
-        return self.with_sweep({k: [v] for k, v in params.items()})
+        """A copy that is exactly the point with these params: each single value fixed by a one-value
+        sweep, a list, mapping or null (which only a set gives: a sweep's values are single values)
+        set as it is."""
+        single = {k: [v] for k, v in params.items() if not _not_single(v)}
+        others = {k: v for k, v in params.items() if _not_single(v)}
+        pinned = self.with_sweep(single) if single else self
+        return pinned.set(others) if others else pinned
 
     def _with(self, overrides: Iterable[str]) -> "Scenario":
         return Scenario(text=self.text, origin=self.origin, base_dir=self.base_dir, overrides=overrides)
 
     # Reading --------------------------------------------------------------------------------------
     def spec(self) -> tuple:
-        """(yaml_text, origin, base_dir, overrides): what the native layer takes."""
-        return (self.text, self.origin, self.base_dir, list(self.overrides))
+        """(yaml_text, origin, base_dir, overrides): what the native layer takes. The file's sweep of
+        a key a with_sweep() axis gives again is blanked out of the text (its lines and columns kept),
+        so that the axis runs where with_sweep() put it, not where the file had it."""
+        return (_sweep_in_order(self.text, self.overrides), self.origin, self.base_dir, list(self.overrides))
 
     def points(self) -> list[dict]:
         """Validates and expands the sweep: one dict per point with its ``params``, ``name`` and
         the validated ``document`` (defaults filled in). Raises poolsim.InputError."""
-        return json.loads(_poolsim.load_scenarios(self.text, self.origin, list(self.overrides), self.base_dir))
+        text, origin, base_dir, overrides = self.spec()
+        return json.loads(_poolsim.load_scenarios(text, origin, overrides, base_dir))
 
     def validate(self) -> "Scenario":
         """Raises poolsim.InputError when the scenario (with its overrides) is wrong; returns self."""
@@ -161,8 +235,17 @@ class Scenario:
         return self
 
     def to_dict(self) -> dict:
-        """The document with the overrides applied (scalars as the YAML text has them, e.g. "47GiB")."""
-        doc = yaml.load(self.text, Loader=yaml.BaseLoader) or {}
+        """The document with the overrides applied (scalars as the YAML text has them, e.g. "47GiB").
+        The scenario is validated first (poolsim.InputError): an override the loader refuses (a list
+        index in a key, an unknown key) would otherwise be written into the document, replacing what
+        was there."""
+        self.points()
+        try:
+            doc = yaml.load(self.text, Loader=yaml.BaseLoader) or {}
+        except yaml.YAMLError as e:  # what the native loader took but PyYAML does not
+            mark = getattr(e, "problem_mark", None)
+            where = f"{self.origin}:{mark.line + 1}:{mark.column + 1}" if mark else self.origin
+            raise _poolsim.InputError(f"{where}: YAML syntax error: {getattr(e, 'problem', None) or e}") from None
         if not isinstance(doc, dict):
             raise _poolsim.InputError(f"{self.origin}:1:1: a scenario must be a YAML mapping")
         set_paths = []
@@ -173,6 +256,8 @@ class Scenario:
                 doc.setdefault("sweep", {})
                 if not isinstance(doc["sweep"], dict):
                     doc["sweep"] = {}
+                # At the end, where the loader runs it (see spec()).
+                doc["sweep"].pop(path[len("sweep."):], None)
                 doc["sweep"][path[len("sweep."):]] = value_doc
                 continue
             # As the native loader does: a mapping given for a section sets the keys it names.
@@ -223,36 +308,101 @@ class Scenario:
 
 
 def _write_whole(path: str | os.PathLike, text: str) -> None:
-    """Writes ``text`` to ``path`` whole or not at all: the text is made before the file is touched,
-    written beside it and renamed onto it. (Opened first, a scenario whose YAML could not be made
-    emptied the file it was to replace.)"""
-    path = os.fspath(path)
-    if os.path.islink(path):  # the file the link names, as the CLI's --out (a rename would replace the link)
-        path = os.path.realpath(path)
-    tmp = path + ".tmp-poolsim"
+    """Writes ``text`` to ``path`` as the CLI's --out writes (sim/output.h): whole or not at all (the
+    text made before the file is touched, written beside it and renamed onto it; through a symbolic
+    link, the file it names); a device or a FIFO (/dev/null, a pipe) written directly, never replaced
+    by a regular file. OSError when the write fails."""
+    _poolsim.write_outputs([(_fs(path), text)])
+
+
+def _read_scenario_file(path: str) -> str:
+    """A scenario file's text; poolsim.InputError naming the file (and the line and byte) when it is
+    not there, a directory, or not UTF-8 (latin-1, UTF-16), as the CLI reads it."""
+    return _poolsim.read_scenario_file(_fs(path))
+
+
+_SECTION_HINT = (" (to vary several keys, or a list, together: name each combination under the scenario's "
+                 "`variants:` and sweep `variant`)")
+
+
+def _not_single(value: Any) -> bool:
+    """A params value no sweep can hold: a list, a mapping or null (they come from set())."""
+    return value is None or isinstance(value, (Mapping, list, tuple))
+
+
+def _flow_separator(text: str, start: int, end: int) -> int:
+    """The index of the comma between two entries of a flow collection in text[start:end] (a comment's
+    commas are not), or -1."""
+    in_comment = False
+    for i in range(start, end):
+        ch = text[i]
+        if ch in "\r\n":
+            in_comment = False
+        elif ch == "#" and (i == start or text[i - 1] in " \t"):
+            in_comment = True
+        elif ch == "," and not in_comment:
+            return i
+    return -1
+
+
+def _sweep_in_order(text: str, overrides: Sequence[str]) -> str:
+    """``text`` with the entries of its top-level ``sweep:`` that a "sweep.K=" override gives again
+    replaced by blanks (line breaks kept: every other line and column stays where it was). The native
+    loader assigns such an override in place, where the file named the key, and the last axis of
+    with_sweep() would not vary fastest; blanked, the key is added after the file's own axes."""
+    keys = {o.partition("=")[0][len("sweep."):] for o in overrides if o.startswith("sweep.")}
+    if not keys:
+        return text
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+        root = yaml.compose(text)
+    except yaml.YAMLError:  # the native loader names the error
+        return text
+    if not isinstance(root, yaml.MappingNode):
+        return text
+    sweep = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "sweep"), None)
+    if not isinstance(sweep, yaml.MappingNode):
+        return text
+    entries = [(k.start_mark.index, v.end_mark.index) for k, v in sweep.value]
+    dropped = [isinstance(k, yaml.ScalarNode) and k.value in keys for k, _ in sweep.value]
+    if not any(dropped):
+        return text
+    chars = list(text)
+
+    def blank(start: int, end: int) -> None:
+        for i in range(start, end):
+            if chars[i] not in "\r\n":
+                chars[i] = " "
+
+    for (start, end), drop in zip(entries, dropped):
+        if drop:
+            blank(start, end)
+    if sweep.flow_style:
+        # {a: [1], b: [2], c: [3]}: an entry kept keeps the comma after it only when another kept
+        # entry follows; every other separator goes with the entries blanked.
+        closing = sweep.end_mark.index - 1
+        for i, (_, end) in enumerate(entries):
+            gap_end = entries[i + 1][0] if i + 1 < len(entries) else closing
+            comma = _flow_separator(text, end, gap_end)
+            if comma >= 0 and (dropped[i] or not any(not d for d in dropped[i + 1:])):
+                chars[comma] = " "
+    return "".join(chars)
 
 
-def _plain(value: Any) -> Any:
-    """A dict of Python values as plain YAML-safe values (numpy scalars and tuples converted)."""
+def _plain(value: Any, key: str | None) -> Any:
+    """A dict of Python values as plain YAML-safe values: numpy and pandas scalars by .item(), arrays
+    and Series by .tolist(), tuples as lists. A value no scenario can hold (NaN, infinity, pandas' NA,
+    a table) is refused naming its key."""
+    value = _unwrap(value, key)
     if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
-        try:
-            return value.item()
-        except (TypeError, ValueError):
-            return value
+        return {str(k): _plain(v, f"{key}.{k}" if key else str(k)) for k, v in value.items()}
+    if isinstance(value, (list, tuple, range)):
+        return [_plain(v, key) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"poolsim: {_at(key)}{value!r} is not a value a scenario can hold (numbers are finite)")
+    if isinstance(value, str):
+        _quoted(value, key)  # refuses text that is not UTF-8
+    elif not (value is None or isinstance(value, (bool, int, float))):
+        raise TypeError(f"poolsim: {_at(key)}cannot write a {type(value).__name__} into a scenario")
     return value
 
 

@@ -9,6 +9,7 @@ and nothing is left running or open after a call returns or is interrupted.
 from __future__ import annotations
 
 import json
+import operator
 import os
 import sys
 from typing import Any, Mapping, Sequence
@@ -24,10 +25,33 @@ def _as_scenario(scenario: Any) -> Scenario:
     return scenario if isinstance(scenario, Scenario) else Scenario(scenario)
 
 
-def _default_jobs(jobs: int | None) -> int:
-    if jobs is None or jobs <= 0:
-        return os.cpu_count() or 1
-    return int(jobs)
+# As the CLI's --jobs: CLI::Range(1, 1024).
+MAX_JOBS = 1024
+
+
+def checked_jobs(jobs: Any) -> int:
+    """``jobs`` as the native layer takes it (0: one per core, for None), or ValueError / TypeError
+    naming the argument: a bool, a fraction (0.5 ran on every core), text, NaN, or a number outside
+    1..1024 (10**10 gave pybind's argument dump)."""
+    if jobs is None:
+        return 0
+    if isinstance(jobs, bool):
+        raise TypeError(f"poolsim: jobs must be a whole number from 1 to {MAX_JOBS} (None: one per core), got {jobs!r}")
+    try:
+        count = operator.index(jobs)  # int and numpy integers, not floats or text
+    except TypeError:
+        if isinstance(jobs, float) and jobs.is_integer():
+            count = int(jobs)
+        else:
+            raise TypeError(f"poolsim: jobs must be a whole number from 1 to {MAX_JOBS} (None: one per core), "
+                            f"got {jobs!r}") from None
+    if not 1 <= count <= MAX_JOBS:
+        raise ValueError(f"poolsim: jobs must be a whole number from 1 to {MAX_JOBS} (None: one per core), got {jobs!r}")
+    return count
+
+
+def _default_jobs(jobs: Any) -> int:
+    return checked_jobs(jobs) or os.cpu_count() or 1
 
 
 class _Progress:
@@ -84,11 +108,12 @@ def run(scenario: Any, jobs: int | None = None, *, progress=None, errors: str = 
     dict. Bad input raises poolsim.InputError before anything runs; failed simulations raise
     poolsim.SimulationError (``errors="keep"`` returns them as rows with ``error``)."""
     _check_errors_arg(errors)
+    jobs = _default_jobs(jobs)
     s = _as_scenario(scenario)
     points = s.points()  # validates; InputError here
     bar = _Progress(progress, len(points), _name(points))
     try:
-        raw = json.loads(_poolsim.run_many([s.spec()], _default_jobs(jobs), bar))
+        raw = json.loads(_poolsim.run_many([s.spec()], jobs, bar))
     finally:
         bar.close()
     return _finish(raw, s, errors)
@@ -110,6 +135,7 @@ def sweep(scenario: Any, axes: Mapping[str, Sequence[Any]] | None = None, *, cli
     it); poolsim must be importable on the workers. ``progress``: a tqdm bar (True), none (False), or
     a callable progress(done, total)."""
     _check_errors_arg(errors)
+    jobs = _default_jobs(jobs)
     s = _as_scenario(scenario)
     if axes:
         s = s.with_sweep(axes)
@@ -117,7 +143,7 @@ def sweep(scenario: Any, axes: Mapping[str, Sequence[Any]] | None = None, *, cli
     bar = _Progress(progress, len(points), _name(points))
     try:
         if client is None:
-            raw = json.loads(_poolsim.run_many([s.spec()], _default_jobs(jobs), bar))
+            raw = json.loads(_poolsim.run_many([s.spec()], jobs, bar))
         else:
             raw = _run_on_dask(client, s, points, bar)
     finally:
@@ -128,6 +154,7 @@ def sweep(scenario: Any, axes: Mapping[str, Sequence[Any]] | None = None, *, cli
 def _run_on_dask(client, s: Scenario, points: list[dict], bar: _Progress) -> list[dict]:
     from distributed import as_completed  # python3-distributed
 
+    # Each point pinned by its params (a list or mapping a set() gave is set again, not swept).
     specs = [s.pinned(p.get("params", {})).spec() for p in points]
     futures = client.map(run_point_task, specs, pure=False)
     index = {f.key: i for i, f in enumerate(futures)}

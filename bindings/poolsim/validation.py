@@ -4,28 +4,47 @@ and compare), as ``poolsim calibrate`` and ``poolsim validate`` do."""
 from __future__ import annotations
 
 import json
+import numbers
 import os
 from typing import Iterable
 
 from . import _poolsim
+from .sweep import checked_jobs
 
 __all__ = ["Calibration", "Validation", "calibrate", "validate", "validate_table"]
 
 
 def _paths(items) -> list[str]:
-    if isinstance(items, (str, os.PathLike)):
+    if isinstance(items, (str, bytes, os.PathLike)):
         items = [items]
     return [os.fspath(p) for p in items]
+
+
+def _fs_paths(items) -> list[bytes]:
+    """Paths as the native layer takes them: bytes, so that a name that is not UTF-8 reaches the
+    library's check (the CLI's words) instead of failing pybind's conversion."""
+    return [os.fsencode(p) for p in _paths(items)]
+
+
+def _duration(duration) -> float:
+    """Seconds as a float, or TypeError naming the argument (the native layer checks the value)."""
+    if isinstance(duration, bool) or not isinstance(duration, numbers.Real):
+        raise TypeError(f"poolsim: duration must be a number of seconds, got {duration!r}")
+    return float(duration)
 
 
 class Calibration:
     """A fitted profile: ``profile_yaml`` (scenarios/profiles format), ``devices_yaml`` (a device
     catalogue fitted from the traces' fio jobs) and the fit ``report`` (residuals, uncertainties)."""
 
-    def __init__(self, profile_yaml: str, devices_yaml: str, report: str):
+    def __init__(self, profile_yaml: str, devices_yaml: str, report: str, traces: Iterable = (),
+                 background: Iterable = ()):
         self.profile_yaml = profile_yaml
         self.devices_yaml = devices_yaml
         self.report = report
+        # The trace directories it was fitted on: save() refuses to write over their files.
+        self.traces = _paths(traces)
+        self.background = _paths(background)
 
     @staticmethod
     def devices_path_for(profile_path: str | os.PathLike) -> str:
@@ -35,29 +54,17 @@ class Calibration:
         return os.path.join(os.path.dirname(p), stem + "-devices.yaml")
 
     def save(self, profile_path: str | os.PathLike) -> tuple[str, str]:
-        """Writes the profile and, beside it, its devices; returns both paths."""
+        """Writes the profile and, beside it, its devices; returns both paths. As ``poolsim calibrate
+        -o``: refused (poolsim.InputError) when either is a directory, is in a directory that is not
+        there, or is a file of a trace it was fitted on; both are written beside their targets before
+        either replaces its target (never a mismatched pair); a device or FIFO is written directly."""
         profile_path = os.fspath(profile_path)
         devices_path = self.devices_path_for(profile_path)
-        # Both complete beside their targets before either replaces its target (as the CLI writes
-        # them): the profile was replaced before the devices file failed, leaving a mismatched pair.
-        staged = []
-        try:
-            for path, text in ((profile_path, self.profile_yaml), (devices_path, self.devices_yaml)):
-                if os.path.isdir(path):
-                    raise IsADirectoryError(f"poolsim: cannot write '{path}': it is a directory")
-                tmp = path + ".tmp-poolsim"
-                with open(tmp, "w", encoding="utf-8") as f:
-                    staged.append(tmp)
-                    f.write(text)
-        except BaseException:
-            for tmp in staged:
-                try:
-                    os.remove(tmp)
-                except OSError:
-                    pass
-            raise
-        os.replace(staged[0], profile_path)
-        os.replace(staged[1], devices_path)
+        inputs = [("the trace", p, True) for p in _fs_paths(self.traces)]
+        inputs += [("the background trace", p, True) for p in _fs_paths(self.background)]
+        for path in (profile_path, devices_path):
+            _poolsim.check_output(os.fsencode(path), "output", inputs)
+        _poolsim.write_outputs([(os.fsencode(profile_path), self.profile_yaml), (os.fsencode(devices_path), self.devices_yaml)])
         return profile_path, devices_path
 
     def __repr__(self) -> str:
@@ -80,11 +87,14 @@ def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
     write buffer's size on the diskstats write await of the traces that write pages, ``duration``
     simulated seconds each (0: each trace's own window), ``jobs`` at a time (``poolsim calibrate
     --duration --jobs``)."""
-    dirs = _paths(traces)
+    dirs, background = _paths(traces), _paths(background)
     if name is None:
         name = os.path.splitext(os.path.basename(os.fspath(output)))[0] if output else "calibrated"
-    out = _poolsim.calibrate(dirs, name, _paths(background), float(duration), int(jobs or 0))
-    result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"])
+    # The native layer checks the traces (given twice, names not UTF-8) and the output (over a trace's
+    # files, in a directory that is not there) as the CLI does, before any fit.
+    out = _poolsim.calibrate(_fs_paths(dirs), name, _fs_paths(background), _duration(duration), checked_jobs(jobs),
+                             os.fsencode(output) if output is not None else b"")
+    result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"], dirs, background)
     if output is not None:
         result.save(output)
     return result
@@ -140,8 +150,10 @@ def validate(traces: Iterable[str | os.PathLike], profile: str | os.PathLike, de
     <stem>-devices.yaml; each trace is simulated over its own measured window, which ``duration``
     (seconds, 0: none) caps."""
     _check_validation()
-    raw = _poolsim.validate(_paths(traces), os.fspath(profile), os.fspath(devices) if devices else "", float(duration),
-                            int(jobs or 0))
+    if profile is None:
+        raise TypeError("poolsim: validate needs a profile (the profile's path)")
+    raw = _poolsim.validate(_fs_paths(traces), os.fsencode(profile), os.fsencode(devices) if devices else b"",
+                            _duration(duration), checked_jobs(jobs))
     return Validation(json.loads(raw))
 
 
@@ -156,6 +168,6 @@ def validate_table(scenario: str | os.PathLike, table_csv: str | os.PathLike, pr
     if devices:
         raise ValueError("poolsim: validate_table takes its devices from the scenario's catalogue; "
                          f"devices={os.fspath(devices)!r} would be ignored")
-    raw = _poolsim.validate_table(os.fspath(scenario), os.fspath(table_csv), os.fspath(profile) if profile else "",
-                                  os.fspath(devices) if devices else "", float(duration), int(jobs or 0))
+    raw = _poolsim.validate_table(os.fsencode(scenario), os.fsencode(table_csv), os.fsencode(profile) if profile else b"",
+                                  b"", _duration(duration), checked_jobs(jobs))
     return Validation(json.loads(raw))

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,9 +20,12 @@
 #include "calibration.h"
 #include "flush_fit.h"
 #include "core/errors.h"
+#include "core/output_guard.h"
+#include "core/utf8.h"
 #include "isolated.h"
 #include "scenario/scenario.h"
 #include "scenario/schema.h"
+#include "sim/output.h"
 #include "sim/simulation.h"
 #include "trace.h"
 #ifdef POOLSIM_HAVE_VALIDATION
@@ -82,6 +86,37 @@ std::string load_scenario_file(const std::string& path, const std::vector<std::s
   return dump(out);
 }
 
+// A scenario file's text, read and refused as the CLI reads it (a name or text that is not UTF-8, a
+// directory, a file that is not there), so that Scenario(path) names the file, line and byte.
+std::string read_scenario_file(const std::string& path) {
+  poolsim::require_utf8_names({path}, "scenario");
+  std::string text = poolsim::read_file(path, {path, 0, 0}, "");
+  poolsim::require_utf8(text, path);
+  return text;
+}
+
+// An output path checked as the CLI checks --out and -o before any work: not a directory, in a
+// directory that is there, not one of `inputs` ((what, path, is_directory) triples).
+void check_output(const std::string& out, const std::string& argument,
+                  const std::vector<std::tuple<std::string, std::string, bool>>& inputs) {
+  std::vector<poolsim::CommandInput> checked;
+  for (const auto& [what, path, directory] : inputs) checked.push_back({what, path, directory});
+  poolsim::refuse_output_over_inputs(out, argument, checked);
+}
+
+// Files written as the CLI writes its outputs (sim/output.h): each whole beside its target, renamed
+// onto it once all are written; a device or a FIFO written directly, never replaced by a file. A
+// failed write is an OSError.
+void write_outputs(const std::vector<std::pair<std::string, std::string>>& files) {
+  try {
+    py::gil_scoped_release release;  // a FIFO blocks until it has a reader
+    poolsim::write_outputs(files);
+  } catch (const std::runtime_error& e) {
+    PyErr_SetString(PyExc_OSError, (std::string("poolsim: ") + e.what()).c_str());
+    throw py::error_already_set();
+  }
+}
+
 [[maybe_unused]] [[noreturn]] void throw_no_validation() {
   PyErr_SetString(PyExc_NotImplementedError,
                   "this build of poolsim has no validation (calibrate/src/validation.cpp was not part of poolsim_calibrate)");
@@ -120,8 +155,24 @@ std::string run(const std::string& text, const std::string& origin, const std::v
   return run_many({Spec{text, origin, base_dir, overrides}}, jobs, progress);
 }
 
+// The CLI's checks of `poolsim calibrate`'s arguments, before any trace is read or fitted.
+void check_calibration_inputs(const std::vector<std::string>& trace_dirs, const std::vector<std::string>& background_dirs,
+                              const std::string& output) {
+  poolsim::refuse_repeated_traces(trace_dirs);
+  poolsim::require_utf8_names(trace_dirs, "traces");
+  poolsim::require_utf8_names(background_dirs, "background");
+  if (output.empty()) return;
+  poolsim::require_utf8_names({output}, "output");
+  std::vector<poolsim::CommandInput> inputs;
+  for (const auto& d : trace_dirs) inputs.push_back({"the trace", d, true});
+  for (const auto& d : background_dirs) inputs.push_back({"the background trace", d, true});
+  poolsim::refuse_output_over_inputs(output, "output", inputs);
+  poolsim::refuse_output_over_inputs(poolsim::devices_file_for(output), "output", inputs);
+}
+
 py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string& name,
-                   const std::vector<std::string>& background_dirs, double duration_s, int jobs) {
+                   const std::vector<std::string>& background_dirs, double duration_s, int jobs, const std::string& output) {
+  check_calibration_inputs(trace_dirs, background_dirs, output);
   std::vector<poolsim::Trace> traces, background;
   for (const auto& d : trace_dirs) traces.push_back(poolsim::load_trace(d));
   for (const auto& d : background_dirs) background.push_back(poolsim::load_trace(d));
@@ -136,7 +187,7 @@ py::dict calibrate(const std::vector<std::string>& trace_dirs, const std::string
   const auto doc = nlohmann::json::parse(poolsim_py::run_isolated(
       [&](const poolsim_py::Progress&) {
         auto result = poolsim::calibrate_with_flush_fit(traces, name, background, options);
-        return nlohmann::json{{"profile_yaml", result.profile_yaml}, {"devices_yaml", result.devices_yaml}, {"report", result.report}}.dump();
+        return dump(ordered_json{{"profile_yaml", result.profile_yaml}, {"devices_yaml", result.devices_yaml}, {"report", result.report}});
       },
       py::none()));
   for (const char* key : {"profile_yaml", "devices_yaml", "report"}) out[key] = doc[key].get<std::string>();
@@ -166,9 +217,24 @@ poolsim::ValidationOptions validation_options(const std::string& profile, const 
 }
 #endif
 
+// A profile or table the validation reads: there, and a file (the CLI's --profile and --table are
+// checked as existing files; the library blamed a missing profile's first key).
+void require_file(const std::string& path, const std::string& argument) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw poolsim::InputError({"validate", 0, 0}, argument,
+                              "'" + path + "' " + (std::filesystem::exists(path, ec) ? "is not a file" : "does not exist"));
+}
+
 std::string validate(const std::vector<std::string>& trace_dirs, const std::string& profile, const std::string& devices,
                      double duration_s, int jobs) {
 #ifdef POOLSIM_HAVE_VALIDATION
+  // As `poolsim validate`: nothing to validate is an error, not an empty table.
+  if (trace_dirs.empty() || profile.empty())
+    throw poolsim::InputError({"validate", 0, 0}, "", "give trace directories and a profile");
+  poolsim::require_utf8_names(trace_dirs, "traces");
+  poolsim::require_utf8_names({profile, devices}, "validate");
+  require_file(profile, "profile");
   auto options = validation_options(profile, devices, duration_s, jobs);
   return poolsim_py::run_isolated(
       [&](const poolsim_py::Progress&) { return dump(poolsim::validate_traces(trace_dirs, options)); }, py::none());
@@ -181,6 +247,10 @@ std::string validate(const std::vector<std::string>& trace_dirs, const std::stri
 std::string validate_table(const std::string& scenario_file, const std::string& table_csv, const std::string& profile,
                            const std::string& devices, double duration_s, int jobs) {
 #ifdef POOLSIM_HAVE_VALIDATION
+  poolsim::require_utf8_names({scenario_file, table_csv, profile}, "validate");
+  require_file(scenario_file, "scenario");
+  require_file(table_csv, "table_csv");
+  if (!profile.empty()) require_file(profile, "profile");
   auto options = validation_options(profile, devices, duration_s, jobs);
   return poolsim_py::run_isolated(
       [&](const poolsim_py::Progress&) { return dump(poolsim::validate_table(scenario_file, table_csv, options)); },
@@ -273,11 +343,19 @@ PYBIND11_MODULE(_poolsim, m) {
         "core); a JSON list of point results. progress(done, total) is called as points finish.");
   m.def("run_many", &run_many, py::arg("specs"), py::arg("jobs") = 0, py::arg("progress") = py::none(),
         "run() for a list of (yaml_text, origin_name, base_dir, overrides) specs, all points in one pool.");
+  m.def("read_scenario_file", &read_scenario_file, py::arg("path"),
+        "A scenario file's text; InputError naming the file (and line) when it cannot be read or is not UTF-8.");
+  m.def("check_output", &check_output, py::arg("path"), py::arg("argument"),
+        py::arg("inputs") = std::vector<std::tuple<std::string, std::string, bool>>{},
+        "InputError when `path` is a directory, is in no directory, or is one of the inputs "
+        "((what, path, is_directory) triples), as the CLI checks --out.");
+  m.def("write_outputs", &write_outputs, py::arg("files"),
+        "Writes [(path, text), ...] as the CLI writes its outputs: whole or not at all; a device or FIFO directly.");
   m.def("calibrate", &calibrate, py::arg("trace_dirs"), py::arg("name"), py::arg("background_dirs") = std::vector<std::string>{},
-        py::arg("duration_s") = 20.0, py::arg("jobs") = 0,
+        py::arg("duration_s") = 20.0, py::arg("jobs") = 0, py::arg("output") = std::string(),
         "Fits a profile to trace directories (background_dirs: traces that split the server's CPU by thread, as "
         "`poolsim calibrate --background`; duration_s and jobs: the simulations that fit a device's flush latency "
-        "the traces did not measure and a fio-fitted device's write buffer, as `poolsim calibrate --duration --jobs`): {profile_yaml, devices_yaml, report}.");
+        "the traces did not measure and a fio-fitted device's write buffer, as `poolsim calibrate --duration --jobs`; output: the profile path the caller will write, checked first as `-o`): {profile_yaml, devices_yaml, report}.");
   m.def("validate", &validate, py::arg("trace_dirs"), py::arg("profile"), py::arg("devices") = "",
         py::arg("duration_s") = 0.0, py::arg("jobs") = 0,
         "Simulates each trace's configuration and compares (JSON {rows, summary}).");

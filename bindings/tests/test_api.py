@@ -180,3 +180,199 @@ def test_a_sweep_given_as_a_mapping_is_a_type_error(tiny_fio):
     with pytest.raises(TypeError, match="is a mapping; give a list of values"):
         tiny_fio.with_sweep({"workload.fio.iodepth": {1: "a", 4: "b"}})
     assert len(tiny_fio.with_sweep({"workload.fio.iodepth": [1, 4]}).points()) == 2
+
+
+def _read_fifo_in_background(path, got):
+    def read():
+        with open(path, encoding="utf-8") as f:
+            got.append(f.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader
+
+
+def test_outputs_to_a_fifo_or_a_device_go_into_it(tiny_fio, tmp_path):
+    # Scenario.save and Result.to_json wrote path + ".tmp-poolsim" and renamed it over the path: a FIFO
+    # (or, as root, /dev/null) was replaced by a regular file. The CLI's --out writes into them.
+    import stat
+
+    r = poolsim.Result([{"params": {}, "iops": 1.0}])
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    for write in (lambda: r.to_json(fifo), lambda: tiny_fio.save(fifo)):
+        got = []
+        reader = _read_fifo_in_background(fifo, got)
+        write()
+        reader.join(10)
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+        assert got and got[0].strip()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+    # A character device (a copy of /dev/null's node, where making one is allowed).
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        return
+    r.to_json(null)
+    tiny_fio.save(null)
+    assert stat.S_ISCHR(os.stat(null).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "pipe"]
+
+
+def test_pinned_points_of_a_scenario_with_a_list_set(tiny_fio):
+    # pinned() swept every param as a one-value sweep; a list (or null, a mapping) given by set() is
+    # no single value: "expected a single value, got a list" (and every point of a Dask sweep failed).
+    s = tiny_fio.set("storage.volume.nodes", ["flash1"]).with_sweep({"storage.kind": ["local", "pool"]})
+    points = s.points()
+    assert points[0]["params"]["storage.volume.nodes"] == ["flash1"]
+    for p in points:
+        pinned = s.pinned(p["params"]).points()
+        assert len(pinned) == 1 and pinned[0]["params"] == p["params"]
+
+
+def test_with_sweep_runs_its_axes_after_the_file_s_last_fastest(root):
+    # A key the file already sweeps kept the file's place: buffer_pool varied fastest, not threads.
+    default = poolsim.Scenario(root / "scenarios" / "default.yaml")
+    axes = {"storage.kind": ["local", "pool"], "database.buffer_pool": ["47GiB", "93GiB"], "workload.threads": [8, 32, 128]}
+    points = default.with_sweep(axes).points()
+    import itertools
+
+    expected = [dict(zip(axes, combo)) for combo in itertools.product(*axes.values())]
+    assert [{k: p["params"][k] for k in axes} for p in points] == expected
+    assert list(default.with_sweep(axes).to_dict()["sweep"]) == list(axes)
+    # The file's other axes first, in its order; a flow-style sweep; an axis given twice goes last.
+    text = TINY_FIO + "sweep: {storage.kind: [local, pool], workload.fio.iodepth: [1, 2], workload.fio.numjobs: [1, 2]}\n"
+    def column(s, key):
+        return [p["params"][key] for p in s.points()]
+
+    s = poolsim.Scenario(text).with_sweep({"workload.fio.iodepth": [4, 8]})
+    assert column(s, "storage.kind") == ["local"] * 4 + ["pool"] * 4
+    assert column(s, "workload.fio.numjobs") == [1, 1, 2, 2] * 2
+    assert column(s, "workload.fio.iodepth") == [4, 8] * 4
+    again = poolsim.Scenario(text).with_sweep({"storage.kind": ["pool", "local"], "workload.fio.numjobs": [3]})
+    again = again.with_sweep({"storage.kind": ["local", "pool"]})
+    assert column(again, "workload.fio.iodepth") == [1, 1, 2, 2]
+    assert column(again, "storage.kind") == ["local", "pool"] * 2
+    assert column(again, "workload.fio.numjobs") == [3] * 4
+    # An error in an axis the file keeps still names its line.
+    bad = TINY_FIO + "sweep:\n  workload.fio.iodepth: [1, deep]\n  storage.kind: [local]\n"
+    with pytest.raises(poolsim.InputError, match=r"<string>:15:"):
+        poolsim.Scenario(bad).with_sweep({"storage.kind": ["pool"]}).points()
+
+
+def test_save_refuses_what_the_loader_refuses(tmp_path):
+    # to_dict() applied the overrides in Python: 'storage.nodes.0.cores' (refused by the loader) was
+    # written as a mapping {0: {cores: 4}} in place of the node list.
+    saved = tmp_path / "saved.yaml"
+    saved.write_text("kept\n")
+    s = poolsim.Scenario(TINY_FIO).set("storage.nodes.0.cores", 4)
+    for call in (lambda: s.save(saved), s.to_yaml, s.to_dict):
+        with pytest.raises(poolsim.InputError, match="storage.nodes.0.cores"):
+            call()
+    assert saved.read_text() == "kept\n"
+    # Broken YAML is an InputError there too (PyYAML's ScannerError before), name included.
+    with pytest.raises(poolsim.InputError, match=r"broken\.yaml:\d+:\d+: YAML syntax error"):
+        poolsim.Scenario("name: [x\n", origin="broken.yaml").name
+
+
+def test_scenario_files_are_read_as_the_cli_reads_them(tmp_path):
+    # UnicodeDecodeError without a file or line; a mistyped path, a directory or an upper-case .YAML
+    # read as YAML text ("<string>:1:1: a scenario must be a YAML mapping").
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"name: caf\xe9\n" + TINY_FIO.encode())
+    with pytest.raises(poolsim.InputError, match=r"latin\.yaml:1:10: byte 0xE9 is not UTF-8"):
+        poolsim.Scenario(latin)
+    wide = tmp_path / "wide.yaml"
+    wide.write_bytes(TINY_FIO.encode("utf-16"))
+    with pytest.raises(poolsim.InputError, match="wide.yaml:1:1: the text is UTF-16"):
+        poolsim.Scenario.from_file(wide)
+    for missing in (str(tmp_path / "nope"), str(tmp_path / "NOPE.YAML")):
+        with pytest.raises(poolsim.InputError, match="cannot read file"):
+            poolsim.Scenario(missing)
+        with pytest.raises(poolsim.InputError, match="cannot read file"):
+            poolsim.run(missing)
+    with pytest.raises(poolsim.InputError, match="is a directory"):
+        poolsim.Scenario(str(tmp_path))
+    upper = tmp_path / "S.YAML"
+    upper.write_text(TINY_FIO)
+    assert poolsim.Scenario(str(upper)).points()[0]["name"] == "tiny-fio"
+    # One line of YAML is still text.
+    assert poolsim.Scenario("name: x").text == "name: x"
+
+
+def test_values_outside_the_bmp(tiny_fio):
+    # json.dumps escaped them as surrogate pairs, which yaml-cpp refused.
+    name = "tiny \U0001F600 fio"
+    assert tiny_fio.set("name", name).points()[0]["name"] == name
+    assert tiny_fio.with_sweep({"name": [name, "b"]}).points()[0]["name"] == name
+    assert poolsim.load(TINY_FIO, name=name).points()[0]["name"] == name
+    assert poolsim.Scenario(tiny_fio.set("name", name).to_yaml()).points()[0]["name"] == name
+
+
+def test_numpy_and_pandas_values(tmp_path):
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    import yaml
+
+    doc = yaml.safe_load(TINY_FIO)
+    # Arrays and Series become lists, of any length (one element was unwrapped to a scalar).
+    doc["storage"]["volume"]["nodes"] = np.array(["flash1"])
+    s = poolsim.Scenario(doc)
+    assert s.points()[0]["document"]["storage"]["volume"]["nodes"] == ["flash1"]
+    doc["storage"]["volume"]["nodes"] = pd.Series(["flash1"])
+    assert poolsim.Scenario(doc).points()[0]["document"]["storage"]["volume"]["nodes"] == ["flash1"]
+    doc["sweep"] = {"workload.fio.iodepth": np.array([1, 2])}  # a RepresenterError naming no key
+    assert len(poolsim.Scenario(doc).points()) == 2
+    base = poolsim.Scenario(TINY_FIO)
+    assert base.set("storage.volume.nodes", np.array(["flash1"])).points()[0]["params"]["storage.volume.nodes"] == ["flash1"]
+    assert [p["params"]["workload.fio.iodepth"] for p in base.with_sweep({"workload.fio.iodepth": np.array([2, 4])}).points()] == [2, 4]
+    assert base.set("workload.fio.iodepth", np.int64(4)).points()[0]["params"]["workload.fio.iodepth"] == 4
+    # NA, NaN, a table: refused with the key named.
+    doc = yaml.safe_load(TINY_FIO)
+    doc["compute"]["cores"] = pd.NA
+    with pytest.raises(ValueError, match="key 'compute.cores'"):
+        poolsim.Scenario(doc)
+    doc["compute"]["cores"] = float("nan")
+    with pytest.raises(ValueError, match="key 'compute.cores'"):
+        poolsim.Scenario(doc)
+    with pytest.raises(ValueError, match="key 'compute.cores'"):
+        base.set("compute.cores", pd.NA)
+    with pytest.raises(TypeError, match="key 'compute.cores'"):
+        base.set("compute.cores", np.zeros((2, 2)))
+
+
+def test_argument_errors_name_the_argument(tiny_fio, tmp_path):
+    for call in (lambda: tiny_fio.set("compute.cores", float("nan")),
+                 lambda: tiny_fio.with_sweep({"compute.cores": [float("inf")]})):
+        with pytest.raises(ValueError, match="key 'compute.cores'"):
+            call()
+    for jobs, error in ((10**10, ValueError), ("2", TypeError), (float("nan"), TypeError), (0.5, TypeError),
+                        (0, ValueError), (-1, ValueError), (True, TypeError)):
+        with pytest.raises(error, match="jobs must be a whole number"):
+            poolsim.run(tiny_fio, jobs=jobs)
+        with pytest.raises(error, match="jobs must be a whole number"):
+            poolsim.sweep(tiny_fio, {"workload.fio.iodepth": [1]}, jobs=jobs)
+    # Result.from_json: a path object; a document that is not a result.
+    r = poolsim.Result([{"params": {}, "iops": 1.0}])
+    path = tmp_path / "r.json"
+    r.to_json(path)
+    assert poolsim.Result.from_json(path).raw == r.raw
+    with pytest.raises(ValueError, match="not a poolsim result"):
+        poolsim.Result.from_json('{"x": 1}')
+    (tmp_path / "bad.json").write_text("{\n  oops")
+    with pytest.raises(ValueError, match=r"bad\.json:2:3: not JSON"):
+        poolsim.Result.from_json(tmp_path / "bad.json")
+
+
+def test_a_section_or_a_list_is_no_sweep_value_and_the_hint_says_what_is(tiny_fio):
+    # "(a list of mappings to sweep a section)" was refused: "expected a single value, got a mapping".
+    for axes in ({"workload.fio": [{"iodepth": 2}]}, {"storage.volume.nodes": [["flash1"]]}):
+        with pytest.raises(TypeError, match="a sweep's values are single values .*`variants:` and sweep `variant`"):
+            tiny_fio.with_sweep(axes)
+    with pytest.raises(TypeError, match="`variants:` and sweep `variant`"):
+        tiny_fio.with_sweep({"workload.fio.iodepth": {1: "a"}})
+    # What the hint says works.
+    variants = TINY_FIO + "variants:\n  deep: {workload.fio.iodepth: 8, workload.fio.numjobs: 2}\n  shallow: {}\n"
+    points = poolsim.Scenario(variants).with_sweep({"variant": ["deep", "shallow"]}).points()
+    assert [p["document"]["workload"]["fio"]["iodepth"] for p in points] == [8, 1]

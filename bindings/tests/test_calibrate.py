@@ -1,5 +1,6 @@
 """Calibration and validation from Python, on the committed local-vm traces."""
 
+import os
 import shutil
 
 import pytest
@@ -107,7 +108,93 @@ def test_save_writes_the_profile_and_its_devices_together_or_neither(tmp_path):
     profile = tmp_path / "p.yaml"
     profile.write_text("old\n")
     (tmp_path / "p-devices.yaml").mkdir()
-    with pytest.raises(OSError):
+    with pytest.raises(poolsim.InputError, match="p-devices.yaml' is a directory"):  # as `calibrate -o` refuses it
         poolsim.Calibration("name: new\n", "{}\n", "report").save(profile)
     assert profile.read_text() == "old\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["p-devices.yaml", "p.yaml"]
+
+
+def _copies(root, tmp_path, count=2):
+    traces = fit_traces(root)[:count]
+    if len(traces) < count:
+        pytest.skip("the local-vm traces are not there")
+    copies = []
+    for t in traces:
+        copies.append(tmp_path / t.name)
+        shutil.copytree(t, copies[-1])
+    return copies
+
+
+def test_calibrate_checks_its_output_before_fitting(root, tmp_path, monkeypatch):
+    # output=<a trace's meta.yaml> replaced it without a word, and a missing output directory failed
+    # only after the whole fit (FileNotFoundError on '.tmp-poolsim').
+    traces = _copies(root, tmp_path)
+    meta = traces[0] / "meta.yaml"
+    before = meta.read_text()
+    with pytest.raises(poolsim.InputError, match="is a file of the trace .*an input of this command"):
+        poolsim.calibrate(traces, output=meta, jobs=1)
+    assert meta.read_text() == before
+    with pytest.raises(poolsim.InputError, match="there is no directory 'nodir'"):
+        poolsim.calibrate(traces, output="nodir/p.yaml", jobs=1)
+    with pytest.raises(poolsim.InputError, match="is a directory"):
+        poolsim.calibrate(traces, output=tmp_path, jobs=1)
+    # Calibration.save likewise, with the traces it was fitted on.
+    c = poolsim.Calibration("name: p\n", "{}\n", "report", traces=traces)
+    with pytest.raises(poolsim.InputError, match="is a file of the trace"):
+        c.save(traces[1] / "meta.yaml")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(poolsim.InputError, match="there is no directory 'nodir'"):
+        c.save("nodir/p.yaml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(t.name for t in traces)
+
+
+def test_calibrate_refuses_a_trace_given_twice(root, tmp_path):
+    # T + [str(T[1]) + "/"] counted the trace twice in the fit; the CLI refuses it.
+    traces = _copies(root, tmp_path)
+    with pytest.raises(poolsim.InputError, match="the trace is given twice: it would count twice in the fit"):
+        poolsim.calibrate(traces + [str(traces[1]) + "/"], jobs=1)
+
+
+def test_trace_names_that_are_not_utf8_are_refused_first(root, tmp_path):
+    # calibrate leaked "[json.exception.type_error.316] invalid UTF-8 byte" after the whole fit (and a
+    # str with surrogateescape gave pybind's "incompatible function arguments").
+    traces = _copies(root, tmp_path, 1)
+    latin = os.fsdecode(os.fsencode(tmp_path) + b"/caf\xe9")
+    os.rename(traces[0], latin)
+    for name in (latin, os.fsencode(latin)):
+        with pytest.raises(poolsim.InputError, match=r"traces: '.*caf\.\.\.' has a name that is not UTF-8 \(byte 0xE9"):
+            poolsim.calibrate([name], jobs=1)
+        if poolsim._poolsim.has_validation:
+            with pytest.raises(poolsim.InputError, match="has a name that is not UTF-8"):
+                poolsim.validate([name], root / "traces" / "local-vm" / "profile.yaml", jobs=1)
+
+
+@pytest.mark.skipif(not poolsim._poolsim.has_validation, reason="built without validation.cpp")
+def test_validate_needs_traces_and_a_profile_that_is_there(root, tmp_path):
+    # validate([]) returned an empty Validation (the profile not even looked at); a missing profile was
+    # blamed on its first key ('cpu_probe_eps').
+    with pytest.raises(poolsim.InputError, match="give trace directories and a profile"):
+        poolsim.validate([], tmp_path / "missing.yaml")
+    trace = root / "traces" / "local-vm" / "tmpfs-bp3G-t4"
+    with pytest.raises(poolsim.InputError, match="key 'profile': '.*missing.yaml' does not exist"):
+        poolsim.validate([trace], tmp_path / "missing.yaml", jobs=1)
+    with pytest.raises(TypeError, match="jobs must be a whole number"):
+        poolsim.validate([trace], root / "traces" / "local-vm" / "profile.yaml", jobs="2")
+    with pytest.raises(TypeError, match="duration must be a number"):
+        poolsim.validate([trace], root / "traces" / "local-vm" / "profile.yaml", duration="1")
+
+
+def test_save_writes_into_a_fifo(tmp_path):
+    # Calibration.save replaced a FIFO by a regular file (its ".tmp-poolsim" renamed over it).
+    import stat
+    import threading
+
+    fifo = tmp_path / "p.yaml"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+    reader.start()
+    poolsim.Calibration("name: p\n", "{}\n", "report").save(fifo)
+    reader.join(10)
+    assert got == ["name: p\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert (tmp_path / "p-devices.yaml").read_text() == "{}\n"

@@ -51,3 +51,12 @@ def test_many_points_leave_nothing_on_the_workers(client, tiny_fio):
     r = poolsim.sweep(tiny_fio, {"workload.fio.iodepth": list(range(1, 21))}, client=client, progress=False)
     assert len(r) == 20 and not r.errors
     assert list(client.run(WORKER_CHILDREN).values()) == [0, 0]
+
+
+def test_dask_sweep_of_a_scenario_with_a_list_set(client, tiny_fio):
+    # Every point failed: each was pinned by a one-value sweep of every param, and a list given by
+    # set() is no single value ("expected a single value, got a list"). Locally the same sweep ran.
+    s = tiny_fio.set("storage.volume.nodes", ["flash1"])
+    axes = {"storage.kind": ["local", "pool"]}
+    r = poolsim.sweep(s, axes, client=client, progress=False)
+    assert not r.errors and r.raw == poolsim.sweep(s, axes, jobs=2, progress=False).raw

@@ -134,3 +134,34 @@ def test_failed_points_raise_or_are_kept():
     assert len(info.value.result) == 2
     kept = _finish(raw, None, "keep")
     assert list(kept.points["error"].isna()) == [True, False]
+
+
+def test_a_point_that_measured_nothing_is_flagged_not_zero_ms():
+    # The frames dropped `warnings`: a point that completed no transaction showed 0.0 ms latencies
+    # (an empty histogram's), and histogram_frame all-zero quantiles, with no flag.
+    warning = "no transaction completed in the measured 0.2 s: latency_ms is not a measurement (every transaction took longer)"
+    zeros = {"mean": 0.0, "p50": 0.0, "p95": 0.0, "p99": 0.0, "max": 0.0}
+    nothing = {"params": {"workload.threads": 4096}, "workload": "sysbench", "tps": 0.0, "latency_ms": zeros,
+               "ci95": {"tps": 0.0, "latency_p99_ms": 0.0}, "transactions": 0, "warnings": [warning],
+               "breakdown_ms": {"cpu": 0.0, "read_io": 0.0}}
+    fine = {"params": {"workload.threads": 4}, "workload": "sysbench", "tps": 100.0,
+            "latency_ms": {"mean": 2.0, "p50": 1.5, "p95": 4.0, "p99": 6.0, "max": 9.0},
+            "ci95": {"tps": 1.0, "latency_p99_ms": 0.1}, "transactions": 500, "breakdown_ms": {"cpu": 1.0, "read_io": 1.0}}
+    fio_nothing = {"params": {"workload.threads": 1}, "workload": "fio", "iops": 0.0, "iops_ci95": 0.0,
+                   "throughput_MBps": 0.0, "latency_us": zeros, "operations": 0,
+                   "warnings": ["no IO completed in the measured 0.001 s: iops and latency_us are not a measurement"]}
+    r = poolsim.Result([nothing, fine, fio_nothing])
+    df = r.points
+    assert df.loc[0, "warnings"] == warning and df.loc[1, "warnings"] is None
+    for column in ("latency_mean_ms", "latency_p99_ms", "latency_p99_ms_ci95"):
+        assert math.isnan(df.loc[0, column]) and df.loc[1, column] > 0, column
+    assert df.loc[0, "tps"] == 0.0  # a throughput of nothing is a measurement
+    for column in ("iops", "iops_ci95", "throughput_MBps", "latency_p99_us"):
+        assert math.isnan(df.loc[2, column]), column
+    assert "no IO completed" in df.loc[2, "warnings"]
+    assert set(r.histogram["point"]) == {1}
+    b = r.breakdown
+    assert b.loc[b["point"] == 0, ["cpu", "total_ms", "latency_mean_ms"]].isna().all(axis=None)
+    assert b.loc[b["point"] == 1, "total_ms"].item() == 2.0
+    # Every result has the column, a result without warnings too.
+    assert list(poolsim.Result([fine]).points["warnings"]) == [None]

@@ -22,7 +22,7 @@
 #include "flush_fit.h"
 #include "validation.h"
 #include "core/errors.h"
-#include "core/utf8.h"
+#include "core/output_guard.h"
 #include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "sim/output.h"
@@ -35,55 +35,29 @@ constexpr int kExitSimulationFailed = 3;
 
 const char* kDefaultScenario = POOLSIM_SOURCE_DIR "/scenarios/default.yaml";
 
-// An input of the command that an output could replace: a file, or a directory whose files are all
-// inputs (a trace).
-struct Input {
-  std::string what;  // "the scenario", "the trace" ...
-  std::string path;
-  bool directory = false;
-};
+using Input = poolsim::CommandInput;
+using poolsim::refuse_output_over_inputs;
+using poolsim::require_utf8_names;
 
-// A trace's directory name becomes its row's label in the JSON output and part of its device's name
-// in the scenario built for it (a scenario file's name, its name when it gives none): a name that is
-// not UTF-8 is refused before anything is read, rather than replaced (two names could become one
-// device) or left to fail in the JSON dump after the simulations.
-void require_utf8_names(const std::vector<std::string>& paths, const std::string& what) {
-  for (const auto& path : paths) {
-    const auto bad = poolsim::invalid_utf8_at(path);
-    if (bad == std::string::npos) continue;
-    char byte[8];
-    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(path[bad]));
-    throw poolsim::InputError({what, 0, 0}, "",
-                              "'" + path.substr(0, bad) + "...' has a name that is not UTF-8 (byte " + byte + " at byte " +
-                                  std::to_string(bad + 1) + "): rename it");
+// The files a scenario's points read besides the scenario file: its `catalogue:` files and a profile
+// given by path, resolved as the loader resolves them (relative to the scenario's directory; a
+// profile name without '/' or ".yaml" is a built-in one, no file).
+std::vector<Input> scenario_inputs(const std::string& file, const std::vector<poolsim::Scenario>& points) {
+  const std::filesystem::path base_dir = std::filesystem::path(file).parent_path();
+  auto resolve = [&](const std::string& path) {
+    const std::filesystem::path p(path);
+    return (p.is_absolute() || base_dir.empty() ? p : base_dir / p).string();
+  };
+  std::vector<Input> inputs;
+  for (const auto& point : points) {
+    const YAML::Node& doc = point.document;  // const: lookups add no keys
+    if (doc["catalogue"])
+      for (const auto& f : doc["catalogue"]) inputs.push_back({"the scenario's device catalogue", resolve(f.Scalar())});
+    const std::string& profile = point.database.profile;
+    if (profile.find('/') != std::string::npos || profile.find(".yaml") != std::string::npos)
+      inputs.push_back({"the scenario's profile", resolve(profile)});
   }
-}
-
-// The output is written after the inputs are read, whole, by rename: naming an input (itself, through
-// a link, or a file of a trace directory) would replace it without a word. Refused before any work.
-void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<Input>& inputs) {
-  if (out.empty() || out == "-") return;
-  std::error_code ec;
-  // A directory (or a path ending in '/') names no file: found here, before the work, not when the
-  // output is written (calibrate -o DIR/ fitted, then failed on a profile named "" in a temporary file).
-  if (out.back() == '/' || std::filesystem::is_directory(out, ec))
-    throw poolsim::InputError({option, 0, 0}, "", "'" + out + "' is a directory: name the file to write");
-  // Nor can a file be written into a directory that is not there (found after a whole fit before).
-  const auto parent = std::filesystem::path(out).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
-    throw poolsim::InputError({option, 0, 0}, "", "'" + out + "': there is no directory '" + parent.string() + "' to write it in");
-  const auto target = std::filesystem::canonical(out, ec);
-  if (ec) return;  // not there yet: it cannot be an input
-  for (const auto& input : inputs) {
-    bool same = std::filesystem::equivalent(target, input.path, ec) && !ec;
-    if (input.directory)
-      for (auto dir = target.parent_path(); !same && dir != dir.root_path(); dir = dir.parent_path())
-        same = std::filesystem::equivalent(dir, input.path, ec) && !ec;
-    if (same)
-      throw poolsim::InputError({option, 0, 0}, "",
-                                "'" + out + "' is " + (input.directory ? "a file of " : "") + input.what + " '" + input.path +
-                                    "', an input of this command: writing it would replace it");
-  }
+  return inputs;
 }
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
@@ -100,6 +74,9 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
       throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");
   }
   auto points = poolsim::load_scenarios(file, overrides);
+  // The files the points read (their catalogues, a profile given by path) are inputs too: known once
+  // the points are loaded, still before any is simulated.
+  refuse_output_over_inputs(out_path, "--out", scenario_inputs(file, points));
   if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
     std::vector<poolsim::Scenario> sysbench;
     for (auto& p : points)
@@ -157,11 +134,7 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
 int calibrate_command(const std::vector<std::string>& dirs, const std::string& out, const std::string& name,
                       const std::vector<std::string>& background_dirs, const poolsim::FlushFitOptions& flush_fit) {
   std::vector<poolsim::Trace> traces, background;
-  // A trace given twice would count twice in the fit.
-  std::set<std::string> seen;
-  for (const auto& d : dirs)
-    if (!seen.insert(std::filesystem::weakly_canonical(d).string()).second)
-      throw poolsim::InputError({d, 0, 0}, "traces", "the trace is given twice: it would count twice in the fit");
+  poolsim::refuse_repeated_traces(dirs);
   require_utf8_names(dirs, "traces");
   require_utf8_names(background_dirs, "--background");
   std::vector<Input> inputs;
@@ -192,6 +165,13 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
   refuse_output_over_inputs(out_path, "--out", inputs);
   require_utf8_names(dirs, "traces");
   require_utf8_names({scenario, table, options.profile}, "validate");
+  if (!scenario.empty() && !out_path.empty()) {
+    // The scenario's catalogue files and profile, as validate_table loads it (--profile in place of
+    // the scenario's own, the sweep left out).
+    std::vector<poolsim::Override> profile;
+    if (!options.profile.empty()) profile.push_back({"database.profile", std::filesystem::absolute(options.profile).string()});
+    refuse_output_over_inputs(out_path, "--out", scenario_inputs(scenario, poolsim::load_scenarios(scenario, profile, false)));
+  }
   auto doc = table.empty() ? poolsim::validate_traces(dirs, options) : poolsim::validate_table(scenario, table, options);
   poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_validation_table(doc));
   const auto failures = poolsim::threshold_failures(doc, thresholds);
