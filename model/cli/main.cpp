@@ -42,20 +42,11 @@ using poolsim::require_utf8_names;
 // The files a scenario's points read besides the scenario file: its `catalogue:` files and a profile
 // given by path, resolved as the loader resolves them (relative to the scenario's directory; a
 // profile name without '/' or ".yaml" is a built-in one, no file).
-std::vector<Input> scenario_inputs(const std::string& file, const std::vector<poolsim::Scenario>& points) {
-  const std::filesystem::path base_dir = std::filesystem::path(file).parent_path();
-  auto resolve = [&](const std::string& path) {
-    const std::filesystem::path p(path);
-    return (p.is_absolute() || base_dir.empty() ? p : base_dir / p).string();
-  };
+std::vector<Input> scenario_inputs(const std::vector<poolsim::Scenario>& points) {
   std::vector<Input> inputs;
   for (const auto& point : points) {
-    const YAML::Node& doc = point.document;  // const: lookups add no keys
-    if (doc["catalogue"])
-      for (const auto& f : doc["catalogue"]) inputs.push_back({"the scenario's device catalogue", resolve(f.Scalar())});
-    const std::string& profile = point.database.profile;
-    if (profile.find('/') != std::string::npos || profile.find(".yaml") != std::string::npos)
-      inputs.push_back({"the scenario's profile", resolve(profile)});
+    for (const auto& f : point.catalogue_files) inputs.push_back({"the scenario's device catalogue", f});
+    if (!point.profile_file.empty()) inputs.push_back({"the scenario's profile", point.profile_file});
   }
   return inputs;
 }
@@ -76,7 +67,7 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
   auto points = poolsim::load_scenarios(file, overrides);
   // The files the points read (their catalogues, a profile given by path) are inputs too: known once
   // the points are loaded, still before any is simulated.
-  refuse_output_over_inputs(out_path, "--out", scenario_inputs(file, points));
+  refuse_output_over_inputs(out_path, "--out", scenario_inputs(points));
   if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
     std::vector<poolsim::Scenario> sysbench;
     for (auto& p : points)
@@ -170,7 +161,7 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
     // the scenario's own, the sweep left out).
     std::vector<poolsim::Override> profile;
     if (!options.profile.empty()) profile.push_back({"database.profile", std::filesystem::absolute(options.profile).string()});
-    refuse_output_over_inputs(out_path, "--out", scenario_inputs(scenario, poolsim::load_scenarios(scenario, profile, false)));
+    refuse_output_over_inputs(out_path, "--out", scenario_inputs(poolsim::load_scenarios(scenario, profile, false)));
   }
   auto doc = table.empty() ? poolsim::validate_traces(dirs, options) : poolsim::validate_table(scenario, table, options);
   poolsim::write_output(out_path, format == "json" ? doc.dump(2) + "\n" : poolsim::render_validation_table(doc));

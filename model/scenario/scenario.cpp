@@ -497,6 +497,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
       std::filesystem::path p(f.Scalar());
       extra.push_back(p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string());
     }
+  s.catalogue_files = extra;
   try {
     s.devices = load_device_catalogue(extra);
   } catch (const InputError& e) {
@@ -699,6 +700,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
   const auto& db = doc["database"];
   auto& d = s.database;
   d.profile = db["profile"].Scalar();
+  s.profile_file = profile_file_of(d.profile, base_dir);  // named, whether or not this workload reads it
   d.buffer_pool_bytes = q(db["buffer_pool"], Dimension::Bytes);
   d.page_bytes = q(db["page_size"], Dimension::Bytes);
   d.old_blocks_ratio = q(db["old_blocks_pct"], Dimension::Ratio);
@@ -911,15 +913,21 @@ const schema::Spec& profile_schema() {
   return *spec;
 }
 
+std::string profile_file_of(const std::string& name_or_path, const std::string& base_dir) {
+  if (kBuiltinProfiles.count(name_or_path)) return "";
+  if (name_or_path.find('/') == std::string::npos && name_or_path.find(".yaml") == std::string::npos) return "";
+  std::filesystem::path p(name_or_path);
+  return p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string();
+}
+
 ServerProfile load_profile(const std::string& name_or_path, const std::string& base_dir) {
   std::string text, origin_name;
   auto builtin = kBuiltinProfiles.find(name_or_path);
   if (builtin != kBuiltinProfiles.end()) {
     text = builtin->second;
     origin_name = "scenarios/profiles/" + name_or_path + ".yaml";
-  } else if (name_or_path.find('/') != std::string::npos || name_or_path.find(".yaml") != std::string::npos) {
-    std::filesystem::path p(name_or_path);
-    origin_name = p.is_absolute() ? p.string() : (std::filesystem::path(base_dir) / p).string();
+  } else if (const std::string file = profile_file_of(name_or_path, base_dir); !file.empty()) {
+    origin_name = file;
     text = read_file(origin_name, {origin_name, 0, 0}, "database.profile");
   } else {
     std::vector<std::string> names;

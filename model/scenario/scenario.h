@@ -113,6 +113,10 @@ struct Scenario {
   std::map<std::string, DeviceSpec> devices;  // the catalogue in force
   nlohmann::json params = nlohmann::json::object();  // swept and overridden keys of this point
   YAML::Node document;  // the validated document with defaults, for later sections
+  // Files the point reads besides the scenario (its `catalogue:` files, a profile given by path):
+  // an output may not replace them.
+  std::vector<std::string> catalogue_files;
+  std::string profile_file;  // empty: a built-in profile
 
   const DeviceSpec& device(const std::string& name) const { return devices.at(name); }
 };
@@ -156,6 +160,9 @@ const schema::Spec& profile_schema();
 
 // A server profile by name (scenarios/profiles/NAME.yaml, compiled in) or by path.
 ServerProfile load_profile(const std::string& name_or_path, const std::string& base_dir = ".");
+// The file `database.profile` names ("" for a built-in profile): a name with '/' or ".yaml" is a
+// path, relative to the scenario's directory.
+std::string profile_file_of(const std::string& name_or_path, const std::string& base_dir = ".");
 
 // The built-in device catalogue (scenarios/catalogue/devices.yaml, compiled in) plus extra files.
 std::map<std::string, DeviceSpec> load_device_catalogue(const std::vector<std::string>& extra_files = {});
