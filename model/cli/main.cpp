@@ -39,9 +39,8 @@ using Input = poolsim::CommandInput;
 using poolsim::refuse_output_over_inputs;
 using poolsim::require_utf8_names;
 
-// The files a scenario's points read besides the scenario file: its `catalogue:` files and a profile
-// given by path, resolved as the loader resolves them (relative to the scenario's directory; a
-// profile name without '/' or ".yaml" is a built-in one, no file).
+// The files a scenario's points name besides the scenario file: its `catalogue:` files and a profile
+// given by path, as the loader resolved them.
 std::vector<Input> scenario_inputs(const std::vector<poolsim::Scenario>& points) {
   std::vector<Input> inputs;
   for (const auto& point : points) {
