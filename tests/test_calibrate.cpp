@@ -42,9 +42,10 @@ std::string error_of(const std::function<void()>& f) {
   return "";
 }
 
-// Copies a trace directory so a test can damage it.
+// Copies a trace directory so a test can damage it (`name` may be a path: set/trace).
 std::string copy_trace(const std::string& from, const std::string& name) {
   std::string to = temp_path(name);
+  std::filesystem::create_directories(std::filesystem::path(to).parent_path());
   std::filesystem::copy(from, to, std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
   return to;
 }
@@ -1636,4 +1637,100 @@ TEST(Calibrate, AFitWithFewerTracesThanTermsSaysSo) {
   EXPECT_CONTAINS(e, "key 'cpu.statement'");
   EXPECT_CONTAINS(e, "1 trace for");
   EXPECT_CONTAINS(e, "give more traces");
+}
+
+// Review (session 41): a fit its traces do not determine printed its uncertainties as +- 0.
+TEST(Calibrate, AFitItsTracesDoNotDetermineSaysSoInsteadOfPlusMinusZero) {
+  auto one = calibrate({load_trace(kTraces + "/local-vm/tmpfs-bp3G-t16")}, "one");
+  EXPECT_EQ(one.report.find("+- 0us"), std::string::npos) << one.report;
+  EXPECT_CONTAINS(one.report, "(not determined by the traces)");
+  EXPECT_CONTAINS(one.report, "the traces do not determine these terms");
+  EXPECT_CONTAINS(one.profile_yaml, "S_us: \"");
+  EXPECT_EQ(one.profile_yaml.find("+- 0\""), std::string::npos) << one.profile_yaml;
+  // The committed fit set determines its terms: uncertainties as numbers, no such line.
+  std::vector<Trace> traces;
+  for (const auto& n : local_vm_fit_traces()) traces.push_back(load_trace(kTraces + "/local-vm/" + n));
+  auto fit = calibrate(traces, "local-vm");
+  EXPECT_EQ(fit.report.find("do not determine"), std::string::npos) << fit.report;
+  EXPECT_CONTAINS(fit.report, "u = ");
+}
+
+// Review (session 41): costs below 0 or past a double were written to the profile, which validate then refused.
+TEST(Calibrate, AFitThatWouldWriteACostBelowZeroOrPastADoubleIsRefused) {
+  // sysbench's share is a percentage.
+  auto set_sysbench_share = [](const std::string& d, double pct) {
+    YAML::Node meta = YAML::LoadFile(d + "/meta.yaml");
+    meta["capture"]["sysbench_cpu_pct"] = pct;
+    std::ofstream(d + "/meta.yaml") << meta << "\n";
+  };
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp3G-t4", "sysbench-share");
+  set_sysbench_share(dir, -40);
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'capture.sysbench_cpu_pct': expected sysbench's share of the host's CPUs in %, 0 to 100");
+  // Shares that grow steeply with the threads past the cores would fit the client's CPU per statement below 0.
+  std::vector<Trace> traces;
+  for (const char* name : {"disk-bp3G-t4", "disk-bp3G-t16", "disk-bp3G-t64"}) {
+    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("client-share/local-vm/") + name);
+    set_sysbench_share(d, std::string(name) == "disk-bp3G-t4" ? 1 : std::string(name) == "disk-bp3G-t16" ? 17 : 60);
+    traces.push_back(load_trace(d));
+  }
+  EXPECT_CONTAINS(error_of([&] { calibrate(traces, "neg"); }), "key 'capture.sysbench_cpu_pct': the client's CPU per statement fits below 0");
+  // The transactions the status snapshots span divide every counter.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp3G-t16", "status-transactions");
+  std::ofstream(dir + "/meta.yaml", std::ios::app) << "status: {transactions: 0}\n";
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'status.transactions': expected the transactions the status snapshots span");
+}
+
+// Review (session 41): the profile's product and flushing policies came from whichever trace was first.
+TEST(Calibrate, TracesOfAnotherServerInOneFitAreRefused) {
+  std::vector<Trace> traces;
+  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
+    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("two-servers/local-vm/") + name);
+    if (std::string(name) == "tmpfs-bp3G-t16") {
+      replace_in_meta(d, "product: mariadb", "product: mysql");
+      replace_in_meta(d, "version: \"10.11", "version: \"8.0");
+    }
+    traces.push_back(load_trace(d));
+  }
+  const auto e = error_of([&] { calibrate(traces, "two"); });
+  EXPECT_CONTAINS(e, "tmpfs-bp3G-t16/meta.yaml: key 'engine': this trace's server is mysql 8.0");
+  EXPECT_CONTAINS(e, "one profile is one server");
+}
+
+// Review (session 41): a trace without busy_pct beside traces with it counted as a host with no idle core.
+TEST(Calibrate, ATraceWithoutTheHostsBusyShareAmongOthersWithItIsRefused) {
+  std::vector<Trace> traces;
+  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
+    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("no-busy/local-vm/") + name);
+    if (std::string(name) == "tmpfs-bp3G-t1") {
+      YAML::Node meta = YAML::LoadFile(d + "/meta.yaml");
+      meta["capture"].remove("busy_pct");
+      std::ofstream(d + "/meta.yaml") << meta << "\n";
+    }
+    traces.push_back(load_trace(d));
+  }
+  EXPECT_CONTAINS(error_of([&] { calibrate(traces, "no-busy"); }), "tmpfs-bp3G-t1/meta.yaml: key 'capture.busy_pct'");
+}
+
+// Review (session 41): a capture figure that is not a number gave yaml-cpp's "bad conversion" with no
+// file or key; a profile's bad reference core speed was blamed on the trace's generated scenario.
+TEST(Calibrate, CaptureFiguresAndTheReferenceCoreAreNumbersCheckedWhereTheyAreWritten) {
+  std::string dir = copy_trace(kTraces + "/local-vm/disk-bp3G-t4", "warmup-threads-text");
+  YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
+  meta["capture"]["warmup_threads"] = "abc";
+  std::ofstream(dir + "/meta.yaml") << meta << "\n";
+  const std::string profile = kTraces + "/local-vm/profile.yaml";
+  ValidationOptions options;
+  options.profile = profile;
+  const auto text_figure = error_of([&] { validate_traces({dir}, options); });
+  EXPECT_CONTAINS(text_figure, "meta.yaml:");
+  EXPECT_CONTAINS(text_figure, "key 'capture.warmup_threads': expected a number, got 'abc'");
+  std::string text = poolsim::testing::read_file(profile);
+  const auto at = text.find("cpu_probe_eps: ");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find('\n', at) - at, "cpu_probe_eps: -3000");
+  const std::string bad = write_temp("bad-reference-core.yaml", text);
+  options.profile = bad;
+  const auto e = error_of([&] { validate_traces({kTraces + "/local-vm/disk-bp3G-t4"}, options); });
+  EXPECT_CONTAINS(e, "bad-reference-core.yaml:");
+  EXPECT_CONTAINS(e, "key 'cpu_probe_eps': expected the reference core's sysbench cpu events per second, a number above 0, got '-3000'");
 }

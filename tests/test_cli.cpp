@@ -527,3 +527,31 @@ TEST(Cli, AFigureTheWorkloadDoesNotReportIsNamedBeforeSimulating) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "reports no ops_per_s (it reports tps, qps, mean_ms, p95_ms, p99_ms)");
 }
+
+// Review (session 41): validate counted a trace given twice twice; a gate's message printed 5.147 as
+// 5.1 "above 5.14"; a point that completed nothing had its p95 of 0 compared (-100 %).
+TEST(Cli, ValidateCountsEachTraceOnceAndComparesOnlyWhatWasMeasured) {
+  const std::string trace = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/tmpfs-bp3G-t4";
+  const std::string profile = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml";
+  auto r = run_cli("validate --profile " + profile + " " + trace + " " + trace + "/ --duration 1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "the trace is given twice: it would count twice in the summary's median and maximum and in the gates");
+  nlohmann::ordered_json doc = {{"summary", {{"median_abs_error_pct", {{"tps", 5.147}}}, {"max_abs_error_pct", {{"tps", 5.147}}}}}};
+  poolsim::ValidationThresholds gate;
+  gate.max_median_tps_error_pct = 5.14;
+  const auto failures = poolsim::threshold_failures(doc, gate);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_CONTAINS(failures[0], "5.147 % is above 5.14 %");
+  // A profile whose statements take 900 ms: nothing completes in a 1 ms window.
+  std::string slow = poolsim::testing::read_file(profile);
+  const auto at = slow.find("point_select: ");
+  ASSERT_NE(at, std::string::npos);
+  slow.replace(at, slow.find('\n', at) - at, "point_select: 900ms");
+  const std::string slow_profile = write_temp("slow-profile.yaml", slow);
+  r = run_cli("validate --profile " + slow_profile + " " + trace + " --duration 0.001 --format json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(out["rows"][0]["predicted"]["p95_ms"].is_null()) << r.out.substr(0, 600);
+  EXPECT_TRUE(out["rows"][0]["error_pct"]["p95_ms"].is_null());
+  EXPECT_FALSE(out["summary"]["median_abs_error_pct"].contains("p95_ms"));
+}

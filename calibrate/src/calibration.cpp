@@ -138,9 +138,16 @@ const std::map<std::string, double> kStatementShape = {
     {"delete", 1.25}, {"insert", 1.5}};
 
 double capture_value(const Trace& t, const char* key) {
-  auto c = t.meta["capture"];
-  if (!c || !c[key] || c[key].IsNull()) return std::nan("");
-  return c[key].as<double>();
+  const YAML::Node& meta = t.meta;  // const lookups: no keys are created
+  const YAML::Node c = meta["capture"];
+  if (!c || !c.IsMap() || !c[key] || c[key].IsNull()) return std::nan("");
+  const YAML::Node v = c[key];
+  double x = 0;
+  // yaml-cpp's own error ("bad conversion") names no file or key.
+  if (!v.IsScalar() || !YAML::convert<double>::decode(v, x) || !std::isfinite(x) || v.Scalar().find_first_of("xX") != std::string::npos)
+    throw InputError({t.dir + "/meta.yaml", v.Mark().line + 1, v.Mark().column + 1}, std::string("capture.") + key,
+                     "expected a number, got '" + (v.IsScalar() ? v.Scalar() : std::string("a collection")) + "'");
+  return x;
 }
 
 // The host's core speed when the trace ran: `sysbench cpu` events per second on one thread, the
@@ -700,6 +707,18 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     throw InputError({traces.front().dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
                      "no trace records the server's CPU use (capture.mariadbd_cpu_pct) or the host's (iostat.txt); the fit needs one");
   const int n = static_cast<int>(usable.size());
+  // One profile is one server: its product and its version's features (flushing policies) come from
+  // the first trace, so traces of another product or MAJOR.MINOR would be fitted as that one's.
+  auto server_of = [](const Trace& t) {
+    const std::string version = t.meta["engine"]["version"].Scalar();
+    const auto second_dot = version.find('.', version.find('.') + 1);
+    return t.meta["engine"]["product"].Scalar() + " " + version.substr(0, second_dot);
+  };
+  for (const auto* t : usable)
+    if (server_of(*t) != server_of(*usable.front()))
+      throw InputError({t->dir + "/meta.yaml", 0, 0}, "engine",
+                       "this trace's server is " + server_of(*t) + ", the first trace's " + server_of(*usable.front()) +
+                           ": one profile is one server; calibrate each on its own traces");
   const bool host_wide = cpu.front().host_wide;
   // The host's speed varies between captures (traces/local-vm/idle): when every trace probed it,
   // CPU seconds are converted to seconds of the reference core, the traces' mean probe.
@@ -759,8 +778,14 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     // Statement round trips that woke a thread on an idle core: the statements, times the chance a
     // core was idle, estimated as the idle share of the CPUs (neither busy nor stolen) times the
     // cores, at most 1 (one thread on two half-idle cores always finds one idle).
+    // A trace without busy_pct beside traces with it would count as a host with no idle core (its
+    // wake-up column 0), pulling the fit's other terms: refused, naming it.
+    if (std::isnan(cpu[i].busy_pct) && std::any_of(cpu.begin(), cpu.end(), [](const auto& c) { return !std::isnan(c.busy_pct); }))
+      throw InputError({t.dir + "/meta.yaml", 0, 0}, "capture.busy_pct",
+                       "this trace does not say how busy its host was and others do: the idle wake-ups cannot be fitted on a mix; "
+                       "give capture.busy_pct (capture.py records it) or leave the trace out");
     double idle = std::max(0.0, 1 - (cpu[i].busy_pct + (std::isnan(cpu[i].steal_pct) ? 0 : cpu[i].steal_pct)) / 100);
-    X(i, wake_column) = std::isnan(idle) ? 0 : statements_per_txn(t) * std::min(1.0, idle * cores);
+    X(i, wake_column) = std::isnan(cpu[i].busy_pct) ? 0 : statements_per_txn(t) * std::min(1.0, idle * cores);
     X(i, k_column) = std::max(0.0, t.meta["workload"]["threads"].as<double>() - cores);
   }
   // Drop columns without variation (all cached: no IO to fit) and keep coefficients >= 0.
@@ -768,31 +793,51 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   for (int c = 1; c < columns; ++c)
     if (X.col(c).cwiseAbs().maxCoeff() > 1e-9) active.push_back(c);
   Eigen::VectorXd beta = Eigen::VectorXd::Zero(columns), sigma = Eigen::VectorXd::Zero(columns);
+  // Why a term has no uncertainty: fitted (""), held at 0 because the fit made it negative, or not
+  // determined because the traces do not tell the terms apart (fewer traces than terms, or terms
+  // that vary together): then every uncertainty is unknown, not 0.
+  std::vector<std::string> sigma_note(columns);
+  bool determined = true;
   double rms = 0;
   for (int attempt = 0; attempt < columns; ++attempt) {
     Eigen::MatrixXd A(n, active.size());
     for (size_t j = 0; j < active.size(); ++j) A.col(j) = X.col(active[j]);
-    Eigen::VectorXd b = A.colPivHouseholderQr().solve(y);
+    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+    Eigen::VectorXd b = qr.solve(y);
     Eigen::VectorXd residual = y - A * b;
-    int dof = std::max(1, n - static_cast<int>(active.size()));
-    double s2 = residual.squaredNorm() / dof;
+    const int p = static_cast<int>(active.size());
+    determined = qr.rank() == p && n > p;
     rms = std::sqrt(residual.squaredNorm() / n);
-    Eigen::MatrixXd cov = s2 * (A.transpose() * A).inverse();
     beta.setZero();
     sigma.setZero();
-    for (size_t j = 0; j < active.size(); ++j) {
-      beta(active[j]) = b(j);
-      sigma(active[j]) = std::sqrt(std::max(0.0, cov(j, j)));
+    for (size_t j = 0; j < active.size(); ++j) beta(active[j]) = b(j);
+    if (determined) {
+      const Eigen::MatrixXd cov = residual.squaredNorm() / (n - p) * (A.transpose() * A).inverse();
+      for (size_t j = 0; j < active.size(); ++j) sigma(active[j]) = std::sqrt(std::max(0.0, cov(j, j)));
     }
     bool negative = false;
     for (size_t j = 1; j < active.size(); ++j)
       if (b(j) < 0) {
+        sigma_note[static_cast<size_t>(active[j])] = "held at 0: the fit made it negative";
         active.erase(active.begin() + static_cast<long>(j));
         negative = true;
         break;
       }
     if (!negative) break;
   }
+  for (int c : active)
+    if (!determined) sigma_note[static_cast<size_t>(c)] = "not determined by the traces";
+  for (int c = 1; c < columns; ++c)
+    if (X.col(c).cwiseAbs().maxCoeff() <= 1e-9) sigma_note[static_cast<size_t>(c)] = "the traces do not vary it: held at 0";
+  // "+- 1.2us", or why there is no uncertainty; `scale` 1e6 gives the profile's bare microseconds.
+  auto plus_minus = [&](int column, double scale = 0) {
+    const std::string& note = sigma_note[static_cast<size_t>(column)];
+    if (!note.empty()) return "(" + note + ")";
+    if (scale == 0) return "+- " + fmt_us(sigma(column));
+    std::ostringstream out;
+    out << "+- " << sigma(column) * scale;
+    return out.str();
+  };
   std::map<std::string, std::pair<double, double>> io_cpu;  // device -> (value, sigma)
   for (int k = 0; k < devices; ++k) io_cpu[kinds[k]] = {beta(1 + k), sigma(1 + k)};
   // 2. Client CPU per transaction = a x statements + b x max(0, threads - cores), from sysbench's
@@ -848,6 +893,12 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
       ab(0) = A.col(0).dot(b) / A.col(0).squaredNorm();
       ab(1) = 0;
     }
+    // sysbench's CPU falling with more statements: the traces' client shares disagree (a cost below 0
+    // would be written to the profile, which no simulation takes).
+    if (!(ab(0) >= 0))
+      throw InputError({usable.front()->dir + "/meta.yaml", 0, 0}, "capture.sysbench_cpu_pct",
+                       "the client's CPU per statement fits below 0 (" + fmt_us(ab(0)) + ") over " + std::to_string(client_n) +
+                           " traces: their sysbench CPU shares disagree with their statement counts; check capture.sysbench_cpu_pct");
     client_statement_s = ab(0);
     client_excess_s = ab(1);
   }
@@ -869,6 +920,11 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
                      "the fit leaves no CPU to the statements (S = " + fmt_us(first_s) +
                          "): the traces' page reads, writes or threads explain all their CPU; check their counters");
   }
+  // Each class of statements must cost something too (another trace's mix may weigh the other one).
+  if (!(unit_s >= 0) || !(write_unit_s >= 0))
+    throw InputError({usable.front()->dir + "/meta.yaml", 0, 0}, "cpu.statement",
+                     "the fit gives a class of statements CPU below 0 (SELECTs " + fmt_us(unit_s) + ", other statements " +
+                         fmt_us(write_unit_s) + " per unit): the traces' CPU shares (capture.mariadbd_cpu_pct) disagree with their mixes");
 
   std::ostringstream report;
   report << "poolsim calibrate: " << n << " traces\n";
@@ -886,9 +942,9 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
          << ") + w x statements x idle share + k x max(0, threads - cores)\n";
   if (split)
     report << "    S = u_r x shape units of the mix's SELECTs + u_w x those of its other statements: u_r = " << fmt_us(beta(0))
-           << " +- " << fmt_us(sigma(0)) << ", u_w = " << fmt_us(write_unit_s) << " +- " << fmt_us(sigma(write_column)) << " per unit";
+           << " " << plus_minus(0) << ", u_w = " << fmt_us(write_unit_s) << " " << plus_minus(write_column) << " per unit";
   else
-    report << "    S = u x shape units of the trace's mix: u = " << fmt_us(beta(0)) << " +- " << fmt_us(sigma(0)) << " per unit";
+    report << "    S = u x shape units of the trace's mix: u = " << fmt_us(beta(0)) << " " << plus_minus(0) << " per unit";
   {
     std::map<std::pair<double, double>, std::string> by_units;  // one line per distinct mix
     for (const auto* t : usable) by_units.emplace(shape_units_split(*t), std::filesystem::path(t->dir).filename().string());
@@ -896,9 +952,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
       report << "; S = " << fmt_us(unit_s * units.first + write_unit_s * units.second) << " (" << example << ")";
   }
   report << "\n";
-  for (const auto& [dev, v] : io_cpu) report << "    c[" << dev << "] = " << fmt_us(v.first) << " +- " << fmt_us(v.second) << " per IO\n";
-  report << "    w = " << fmt_us(beta(wake_column)) << " +- " << fmt_us(sigma(wake_column)) << " per statement woken on an idle core\n";
-  report << "    k = " << fmt_us(beta(k_column)) << " +- " << fmt_us(sigma(k_column)) << " per client thread beyond the cores\n";
+  for (int k = 0; k < devices; ++k) report << "    c[" << kinds[k] << "] = " << fmt_us(beta(1 + k)) << " " << plus_minus(1 + k) << " per IO\n";
+  report << "    w = " << fmt_us(beta(wake_column)) << " " << plus_minus(wake_column) << " per statement woken on an idle core\n";
+  report << "    k = " << fmt_us(beta(k_column)) << " " << plus_minus(k_column) << " per client thread beyond the cores\n";
+  if (!determined)
+    report << "    the traces do not determine these terms (" << n << " trace" << (n == 1 ? "" : "s") << " for " << active.size()
+           << " terms, or terms that vary together): the split between them is one of many that fit as well, and their"
+              " uncertainties are unknown; give traces that differ in threads, pool size and device\n";
   report << "    rms residual = " << fmt_us(rms) << " per txn\n";
   report << "  client CPU per txn = a x statements + b x max(0, threads - cores): a = " << fmt_us(client_statement_s)
          << " per statement, b = " << fmt_us(client_excess_s) << " per client thread beyond the cores (" << client_n << " traces)\n";
@@ -990,14 +1050,14 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     << "  # from the engine (MariaDB: only on files it finds rotational), not fitted\n";
   p << "fit:\n";
   p << "  traces: \"" << n << "\"\n";
-  p << "  S_us: \"" << first_s * 1e6 << " +- " << sigma(0) * (first_units.first + (split ? 0 : first_units.second)) * 1e6
+  p << "  S_us: \"" << first_s * 1e6 << " " << plus_minus(0, 1e6 * (first_units.first + (split ? 0 : first_units.second)))
     << "\"  # for the first trace's mix" << (split ? " (uncertainty of its SELECT part)" : "") << "\n";
-  p << "  unit_us: \"" << beta(0) * 1e6 << " +- " << sigma(0) * 1e6 << "\"" << (split ? "  # SELECTs" : "") << "\n";
-  if (split) p << "  write_unit_us: \"" << write_unit_s * 1e6 << " +- " << sigma(write_column) * 1e6 << "\"  # writes, BEGIN, COMMIT\n";
-  p << "  oversubscription_us: \"" << beta(k_column) * 1e6 << " +- " << sigma(k_column) * 1e6 << "\"\n";
-  for (const auto& [dev, v] : io_cpu) p << "  io_cpu_us_" << dev << ": \"" << v.first * 1e6 << " +- " << v.second * 1e6 << "\"\n";
+  p << "  unit_us: \"" << beta(0) * 1e6 << " " << plus_minus(0, 1e6) << "\"" << (split ? "  # SELECTs" : "") << "\n";
+  if (split) p << "  write_unit_us: \"" << write_unit_s * 1e6 << " " << plus_minus(write_column, 1e6) << "\"  # writes, BEGIN, COMMIT\n";
+  p << "  oversubscription_us: \"" << beta(k_column) * 1e6 << " " << plus_minus(k_column, 1e6) << "\"\n";
+  for (int k = 0; k < devices; ++k) p << "  io_cpu_us_" << kinds[k] << ": \"" << beta(1 + k) * 1e6 << " " << plus_minus(1 + k, 1e6) << "\"\n";
 
-  p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " +- " << sigma(wake_column) * 1e6 << "\"\n";
+  p << "  idle_wakeup_us: \"" << beta(wake_column) * 1e6 << " " << plus_minus(wake_column, 1e6) << "\"\n";
   p << "  rms_residual_us: \"" << rms * 1e6 << "\"\n";
   if (!background.empty()) {
     p << "  background_traces: \"";
@@ -1050,7 +1110,17 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     } catch (const YAML::Exception& e) {
       throw InputError({profile_path, 0, 0}, "cpu_probe_eps", std::string("cannot read the profile for the trace's core speed: ") + e.what());
     }
-    if (profile["cpu_probe_eps"]) y << ", core_speed: " << probe / profile["cpu_probe_eps"].as<double>();
+    if (const YAML::Node reference = profile["cpu_probe_eps"]; reference && !reference.IsNull()) {
+      // Checked here, where it becomes the trace's core speed: the profile's own schema check comes
+      // later and would blame the scenario generated for the trace.
+      double eps = 0;
+      if (!reference.IsScalar() || !YAML::convert<double>::decode(reference, eps) || !std::isfinite(eps) || !(eps > 0) ||
+          !std::isfinite(probe / eps) || !(probe / eps > 0) || reference.Scalar().find_first_of("xX") != std::string::npos)
+        throw InputError({profile_path, reference.Mark().line + 1, reference.Mark().column + 1}, "cpu_probe_eps",
+                         "expected the reference core's sysbench cpu events per second, a number above 0, got '" +
+                             (reference.IsScalar() ? reference.Scalar() : std::string("a collection")) + "'");
+      y << ", core_speed: " << probe / eps;
+    }
   }
   y << "}\n";
   y << "storage: {kind: local, device: " << yaml_scalar(device_name_for(t), true);

@@ -999,6 +999,7 @@ void check_capture_figures(const YAML::Node& meta, const std::string& file) {
       {"cpu_probe_eps_before", 0, 1e12, true, "sysbench cpu events per second, above 0"},
       {"cpu_probe_eps_after", 0, 1e12, true, "sysbench cpu events per second, above 0"},
       {"mariadbd_cpu_pct", 0, 100, true, "the server's share of the host's CPUs in %, above 0 and at most 100"},
+      {"sysbench_cpu_pct", 0, 100, false, "sysbench's share of the host's CPUs in %, 0 to 100"},
       {"busy_pct", 0, 100, false, "the host's busy share in %, 0 to 100"},
       {"steal_pct", 0, 100, false, "the hypervisor's steal share in %, 0 to 100"},
       {"other_cpu_cores", 0, cores, false, "cores other processes used, 0 to host.cores"},
@@ -1054,6 +1055,18 @@ Trace load_trace(const std::string& dir) {
     }
   }
   check_capture_figures(meta, meta_file);
+  // The transactions the status snapshots span divide every counter: above 0, and a whole number.
+  const YAML::Node& meta_view = meta;  // const lookups: no keys are created
+  if (const YAML::Node spanned = meta_view["status"] ? meta_view["status"]["transactions"] : YAML::Node(); spanned && !spanned.IsNull()) {
+    double x = 0;
+    if (!spanned.IsScalar() || !YAML::convert<double>::decode(spanned, x) || !std::isfinite(x) || !(x >= 1) || x != std::floor(x) ||
+        spanned.Scalar().find_first_of("xX") != std::string::npos) {
+      const auto mark = spanned.Mark();
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
+                       "expected the transactions the status snapshots span, a whole number of at least 1, got '" +
+                           (spanned.IsScalar() ? spanned.Scalar() : std::string("a collection")) + "'");
+    }
+  }
   t.meta = with_defaults(meta, meta_schema());
   // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
   // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.

@@ -78,6 +78,15 @@ void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) 
     const Figure* f = find_figure(it.key());
     nlohmann::json::json_pointer ptr(f->pointer);
     if (!result.contains(ptr)) throw std::runtime_error("the simulation reports no '" + it.key() + "'");
+    // A point that completed nothing has no latency (its empty histogram reads 0): not compared.
+    const bool latency = it.key() != "tps" && it.key() != "qps" && it.key() != "ops_per_s";
+    const bool nothing_completed = (result.contains("transactions") && result["transactions"] == 0) ||
+                                   (result.contains("business_operations") && result["business_operations"] == 0);
+    if (latency && nothing_completed) {
+      row["predicted"][it.key()] = nullptr;
+      row["error_pct"][it.key()] = nullptr;
+      continue;
+    }
     double predicted = result.at(ptr).get<double>(), measured = it.value().get<double>();
     row["predicted"][it.key()] = predicted;
     row["error_pct"][it.key()] = 100 * (predicted - measured) / measured;
@@ -116,6 +125,7 @@ nlohmann::ordered_json summarise(const nlohmann::ordered_json& rows) {
     }
     ++compared;
     for (auto it = row["error_pct"].begin(); it != row["error_pct"].end(); ++it) {
+      if (it.value().is_null()) continue;  // not predicted (nothing completed)
       if (!errors.count(it.key())) order.push_back(it.key());
       errors[it.key()].push_back(std::fabs(it.value().get<double>()));
     }
@@ -633,7 +643,12 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
         break;
       }
   auto label = [](const nlohmann::ordered_json& row) {
-    if (row.contains("trace")) return std::filesystem::path(row.at("trace").get<std::string>()).filename().string();
+    if (row.contains("trace")) {
+      // "set/trace/" names the trace "trace", as the JSON's path does (a trailing separator left it blank).
+      auto path = std::filesystem::path(row.at("trace").get<std::string>()).lexically_normal();
+      if (path.filename().empty() && path.has_parent_path()) path = path.parent_path();
+      return path.filename().string();
+    }
     std::string s;
     for (auto it = row.at("params").begin(); it != row.at("params").end(); ++it) {
       std::string v = it.value().get<std::string>();
@@ -662,8 +677,9 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
         t << std::setw(error_intervals && f == "tps" ? 36 : 29) << "";
         continue;
       }
-      t << std::setw(11) << row.at("measured").at(f).get<double>() << std::setw(10) << row.at("predicted").at(f).get<double>()
-        << std::setw(8) << row.at("error_pct").at(f).get<double>();
+      t << std::setw(11) << row.at("measured").at(f).get<double>();
+      if (row.at("predicted").at(f).is_null()) t << std::setw(10) << "-" << std::setw(8) << "-";
+      else t << std::setw(10) << row.at("predicted").at(f).get<double>() << std::setw(8) << row.at("error_pct").at(f).get<double>();
       if (error_intervals && f == "tps") {
         if (row.contains("error_ci95_pct")) t << std::setw(7) << row.at("error_ci95_pct").at("tps").get<double>();
         else t << std::setw(7) << "";
@@ -708,7 +724,7 @@ std::vector<std::string> threshold_failures(const nlohmann::ordered_json& doc, c
     const double error = s[which][figure].get<double>();
     if (error > threshold) {
       char line[160];
-      std::snprintf(line, sizeof line, "%s: %s %s %.1f %% is above %g %%", option, which, figure, error, threshold);
+      std::snprintf(line, sizeof line, "%s: %s %s %.6g %% is above %g %%", option, which, figure, error, threshold);
       failures.emplace_back(line);
     }
   };

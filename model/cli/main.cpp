@@ -153,6 +153,7 @@ int validate_command(const poolsim::ValidationOptions& options, const std::vecto
   if (!options.profile.empty()) inputs.push_back({"the profile's device catalogue", poolsim::devices_file_for(options.profile)});
   for (const auto& d : dirs) inputs.push_back({"the trace", d, true});
   refuse_output_over_inputs(out_path, "--out", inputs);
+  poolsim::refuse_repeated_traces(dirs, "traces", "the summary's median and maximum and in the gates");
   require_utf8_names(dirs, "traces");
   require_utf8_names({scenario, table, options.profile}, "validate");
   if (!scenario.empty() && !out_path.empty()) {

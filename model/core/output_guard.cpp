@@ -47,11 +47,11 @@ void refuse_output_over_inputs(const std::string& out, const std::string& option
   }
 }
 
-void refuse_repeated_traces(const std::vector<std::string>& dirs, const std::string& key) {
+void refuse_repeated_traces(const std::vector<std::string>& dirs, const std::string& key, const std::string& counted_in) {
   std::set<std::string> seen;
   for (const auto& d : dirs)
     if (!seen.insert(std::filesystem::weakly_canonical(d).string()).second)
-      throw InputError({d, 0, 0}, key, "the trace is given twice: it would count twice in the fit");
+      throw InputError({d, 0, 0}, key, "the trace is given twice: it would count twice in " + counted_in);
 }
 
 }  // namespace poolsim

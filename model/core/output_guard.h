@@ -26,6 +26,7 @@ void require_utf8_names(const std::vector<std::string>& paths, const std::string
 void refuse_output_over_inputs(const std::string& out, const std::string& option, const std::vector<CommandInput>& inputs);
 
 // A trace directory given twice (however spelt: "t", "t/", "./t") would count twice in a fit.
-void refuse_repeated_traces(const std::vector<std::string>& dirs, const std::string& key = "traces");
+void refuse_repeated_traces(const std::vector<std::string>& dirs, const std::string& key = "traces",
+                            const std::string& counted_in = "the fit");
 
 }  // namespace poolsim
