@@ -142,12 +142,11 @@ double capture_value(const Trace& t, const char* key) {
   const YAML::Node c = meta["capture"];
   if (!c || !c.IsMap() || !c[key] || c[key].IsNull()) return std::nan("");
   const YAML::Node v = c[key];
-  double x = 0;
-  // yaml-cpp's own error ("bad conversion") names no file or key.
-  if (!v.IsScalar() || !YAML::convert<double>::decode(v, x) || !std::isfinite(x) || v.Scalar().find_first_of("xX") != std::string::npos)
+  const auto x = yaml_decimal(v);  // yaml-cpp's own error ("bad conversion") names no file or key
+  if (!x)
     throw InputError({t.dir + "/meta.yaml", v.Mark().line + 1, v.Mark().column + 1}, std::string("capture.") + key,
-                     "expected a number, got '" + (v.IsScalar() ? v.Scalar() : std::string("a collection")) + "'");
-  return x;
+                     "expected a number, got '" + yaml_text(v) + "'");
+  return *x;
 }
 
 // The host's core speed when the trace ran: `sysbench cpu` events per second on one thread, the
@@ -1113,13 +1112,11 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
     if (const YAML::Node reference = profile["cpu_probe_eps"]; reference && !reference.IsNull()) {
       // Checked here, where it becomes the trace's core speed: the profile's own schema check comes
       // later and would blame the scenario generated for the trace.
-      double eps = 0;
-      if (!reference.IsScalar() || !YAML::convert<double>::decode(reference, eps) || !std::isfinite(eps) || !(eps > 0) ||
-          !std::isfinite(probe / eps) || !(probe / eps > 0) || reference.Scalar().find_first_of("xX") != std::string::npos)
+      const auto eps = yaml_decimal(reference);
+      if (!eps || !(*eps > 0) || !std::isfinite(probe / *eps) || !(probe / *eps > 0))
         throw InputError({profile_path, reference.Mark().line + 1, reference.Mark().column + 1}, "cpu_probe_eps",
-                         "expected the reference core's sysbench cpu events per second, a number above 0, got '" +
-                             (reference.IsScalar() ? reference.Scalar() : std::string("a collection")) + "'");
-      y << ", core_speed: " << probe / eps;
+                         "expected the reference core's sysbench cpu events per second, a number above 0, got '" + yaml_text(reference) + "'");
+      y << ", core_speed: " << probe / *eps;
     }
   }
   y << "}\n";

@@ -1010,17 +1010,25 @@ void check_capture_figures(const YAML::Node& meta, const std::string& file) {
   for (const auto& r : ranges) {
     const YAML::Node v = capture[r.key];
     if (!v || v.IsNull()) continue;
-    double x = 0;
-    const bool number = v.IsScalar() && YAML::convert<double>::decode(v, x) && std::isfinite(x) &&
-                        v.Scalar().find_first_of("xX") == std::string::npos;  // no hexadecimal
-    if (!number || (r.min_exclusive ? x <= r.min : x < r.min) || x > r.max) {
+    const auto x = yaml_decimal(v);
+    if (!x || (r.min_exclusive ? *x <= r.min : *x < r.min) || *x > r.max) {
       const auto mark = v.Mark();
       throw InputError({file, mark.line + 1, mark.column + 1}, std::string("capture.") + r.key,
-                       "expected " + std::string(r.what) + ", got '" + (v.IsScalar() ? v.Scalar() : std::string("a collection")) + "'");
+                       "expected " + std::string(r.what) + ", got '" + yaml_text(v) + "'");
     }
   }
 }
 }  // namespace
+
+std::optional<double> yaml_decimal(const YAML::Node& node) {
+  double x = 0;
+  if (!node.IsScalar() || node.Scalar().find_first_of("xX") != std::string::npos || !YAML::convert<double>::decode(node, x) ||
+      !std::isfinite(x))
+    return std::nullopt;
+  return x;
+}
+
+std::string yaml_text(const YAML::Node& node) { return node.IsScalar() ? node.Scalar() : std::string("a collection"); }
 
 std::string trace_set_directory(const Trace& t) {
   fs::path p = fs::absolute(fs::path(t.dir)).lexically_normal();
@@ -1058,13 +1066,11 @@ Trace load_trace(const std::string& dir) {
   // The transactions the status snapshots span divide every counter: above 0, and a whole number.
   const YAML::Node& meta_view = meta;  // const lookups: no keys are created
   if (const YAML::Node spanned = meta_view["status"] ? meta_view["status"]["transactions"] : YAML::Node(); spanned && !spanned.IsNull()) {
-    double x = 0;
-    if (!spanned.IsScalar() || !YAML::convert<double>::decode(spanned, x) || !std::isfinite(x) || !(x >= 1) || x != std::floor(x) ||
-        spanned.Scalar().find_first_of("xX") != std::string::npos) {
+    const auto x = yaml_decimal(spanned);
+    if (!x || !(*x >= 1) || *x != std::floor(*x)) {
       const auto mark = spanned.Mark();
       throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
-                       "expected the transactions the status snapshots span, a whole number of at least 1, got '" +
-                           (spanned.IsScalar() ? spanned.Scalar() : std::string("a collection")) + "'");
+                       "expected the transactions the status snapshots span, a whole number of at least 1, got '" + yaml_text(spanned) + "'");
     }
   }
   t.meta = with_defaults(meta, meta_schema());

@@ -14,6 +14,13 @@
 
 namespace poolsim {
 
+// A meta.yaml or profile figure read as a finite decimal number, or nothing: a collection, text, a
+// non-finite value or a hexadecimal one (yaml-cpp's as<double>() reads "0x10", and fails on text
+// with no file or key).
+std::optional<double> yaml_decimal(const YAML::Node& node);
+// The node as an error message quotes it: its text, or "a collection".
+std::string yaml_text(const YAML::Node& node);
+
 struct SysbenchResult {
   std::string version;  // "1.0" or "0.5"
   double tps = 0, qps = 0;
