@@ -384,10 +384,19 @@ YAML::Node written_at(const YAML::Node& raw, const char* section, std::initializ
   return YAML::Node();
 }
 
-// Keys another workload generator reads would be ignored without a word: a scenario without
-// `kind` runs fio (the default) whatever sysbench or NDB keys it has, and sysbench's threads or rate
-// do not pace fio or the NDB load generators.
-void refuse_keys_of_other_workloads(const YAML::Node& raw, const std::string& kind, const Origin& origin) {
+// Keys another workload generator reads would be ignored without a word: a fio job under another
+// kind (always), and, when the point's kind is the file's own (`kind_as_written`: not a --set's, a
+// variant's or a sweep's what-if), an NDB cluster or sysbench's keys under another kind: a scenario
+// without `kind` runs fio (the default) whatever sysbench or NDB keys it has, and sysbench's threads
+// or rate do not pace fio or the NDB load generators.
+void refuse_keys_of_other_workloads(const YAML::Node& raw, const std::string& kind, const Origin& origin, bool kind_as_written) {
+  if (kind != "fio") {
+    const YAML::Node written = written_at(raw, "workload", {"fio"});
+    if (written.IsDefined() && !written.IsNull())
+      throw InputError(origin.locate("workload.fio", written), "workload.fio",
+                       "a fio job under workload.kind " + kind + " would not run: remove it, or set kind: fio");
+  }
+  if (!kind_as_written) return;
   const bool kind_written = written_node(raw, {"workload", "kind"}).IsDefined();
   const std::string kind_said = "workload.kind is " + kind + (kind_written ? "" : " (the default)");
   if (kind != "ndb") {
@@ -606,14 +615,7 @@ Scenario build(const YAML::Node& raw, const Origin& origin, const std::string& b
 
   const auto& w = doc["workload"];
   s.workload.kind = w["kind"].Scalar();
-  // A fio job written under another generator would be ignored without a word.
-  if (s.workload.kind != "fio") {
-    const YAML::Node written = written_at(raw, "workload", {"fio"});
-    if (written.IsDefined() && !written.IsNull())
-      throw InputError(origin.locate("workload.fio", written), "workload.fio",
-                       "a fio job under workload.kind " + s.workload.kind + " would not run: remove it, or set kind: fio");
-  }
-  if (kind_as_written) refuse_keys_of_other_workloads(raw, s.workload.kind, origin);
+  refuse_keys_of_other_workloads(raw, s.workload.kind, origin, kind_as_written);
   const auto& fio = w["fio"];
   s.workload.fio.rw = fio["rw"].Scalar();
   s.workload.fio.block_bytes = q(fio["bs"], Dimension::Bytes);
