@@ -555,3 +555,12 @@ TEST(Cli, ValidateCountsEachTraceOnceAndComparesOnlyWhatWasMeasured) {
   EXPECT_TRUE(out["rows"][0]["error_pct"]["p95_ms"].is_null());
   EXPECT_FALSE(out["summary"]["median_abs_error_pct"].contains("p95_ms"));
 }
+
+// Review (session 41): the table labelled a trace typed with a trailing slash with a blank name.
+TEST(Cli, ValidatesTableNamesATraceTypedWithATrailingSlash) {
+  const std::string trace = std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/tmpfs-bp3G-t4/";
+  auto r = run_cli("validate --profile " + std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml " + trace + " --duration 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto row = r.out.substr(r.out.find('\n') + 1);
+  EXPECT_EQ(row.rfind("tmpfs-bp3G-t4 ", 0), 0u) << r.out;
+}

@@ -1036,8 +1036,7 @@ std::string trace_set_directory(const Trace& t) {
   return p.parent_path().filename().string();
 }
 
-Trace load_trace(const std::string& dir) {
-  Trace t;
+std::string trace_path_as_named(const std::string& dir) {
   // "traces/x/" names the same trace as "traces/x": the trace's name and set come from the path.
   // As typed, without a trailing separator (its name is the trace's name) or "." and ".." steps.
   fs::path typed = fs::path(dir).lexically_normal();
@@ -1047,7 +1046,12 @@ Trace load_trace(const std::string& dir) {
     typed = fs::absolute(typed).lexically_normal();
     if (typed.filename().empty()) typed = typed.parent_path();
   }
-  t.dir = typed.string();
+  return typed.string();
+}
+
+Trace load_trace(const std::string& dir) {
+  Trace t;
+  t.dir = trace_path_as_named(dir);
   std::string meta_file = (fs::path(dir) / "meta.yaml").string();
   YAML::Node meta = parse_yaml(slurp(meta_file), meta_file);
   validate(meta, meta_schema(), Origin{meta_file, {}});

@@ -159,6 +159,9 @@ Trace load_trace(const std::string& dir);
 // The name of the directory holding the trace (its set), the same however the path was typed
 // ("bp4G-t8", "./bp4G-t8", "../set/bp4G-t8/").
 std::string trace_set_directory(const Trace& t);
+// A trace directory's path as load_trace names it (Trace::dir): "traces/x/" and "traces/x" are one
+// trace, "." its directory's own name; the path's last step is the trace's name.
+std::string trace_path_as_named(const std::string& dir);
 // The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
 // `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
 SysbenchOptions sysbench_options_for(const Trace& t);

@@ -643,12 +643,8 @@ std::string render_validation_table(const nlohmann::ordered_json& doc) {
         break;
       }
   auto label = [](const nlohmann::ordered_json& row) {
-    if (row.contains("trace")) {
-      // "set/trace/" names the trace "trace", as the JSON's path does (a trailing separator left it blank).
-      auto path = std::filesystem::path(row.at("trace").get<std::string>()).lexically_normal();
-      if (path.filename().empty() && path.has_parent_path()) path = path.parent_path();
-      return path.filename().string();
-    }
+    // "set/trace/" names the trace "trace", as load_trace does (a trailing separator left it blank).
+    if (row.contains("trace")) return std::filesystem::path(trace_path_as_named(row.at("trace").get<std::string>())).filename().string();
     std::string s;
     for (auto it = row.at("params").begin(); it != row.at("params").end(); ++it) {
       std::string v = it.value().get<std::string>();
