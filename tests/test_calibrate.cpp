@@ -1734,3 +1734,25 @@ TEST(Calibrate, CaptureFiguresAndTheReferenceCoreAreNumbersCheckedWhereTheyAreWr
   EXPECT_CONTAINS(e, "bad-reference-core.yaml:");
   EXPECT_CONTAINS(e, "key 'cpu_probe_eps': expected the reference core's sysbench cpu events per second, a number above 0, got '-3000'");
 }
+
+// Review (session 41): traces that record the server's CPU but not sysbench's fitted no client CPU
+// (0) while the profile's source said it came "from sysbench's CPU".
+TEST(Calibrate, AClientCpuNoTraceMeasuredIsSaidToBeUnmeasured) {
+  std::vector<Trace> traces;
+  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
+    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("no-client-cpu/local-vm/") + name);
+    YAML::Node meta = YAML::LoadFile(d + "/meta.yaml");
+    meta["capture"].remove("sysbench_cpu_pct");
+    std::ofstream(d + "/meta.yaml") << meta << "\n";
+    traces.push_back(load_trace(d));
+  }
+  auto fit = calibrate(traces, "no-client");
+  EXPECT_EQ(fit.profile_yaml.find("client CPU from sysbench's CPU"), std::string::npos) << fit.profile_yaml;
+  EXPECT_CONTAINS(fit.profile_yaml, "client CPU not measured (no trace records capture.sysbench_cpu_pct)");
+  EXPECT_CONTAINS(fit.profile_yaml, "client_statement: 0us  # not measured");
+  // With sysbench's CPU recorded, the source says where the client's cost came from.
+  std::vector<Trace> measured;
+  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"})
+    measured.push_back(load_trace(kTraces + "/local-vm/" + name));
+  EXPECT_CONTAINS(calibrate(measured, "client").profile_yaml, "client CPU from sysbench's CPU; ");
+}

@@ -404,7 +404,9 @@ TEST(Cli, OutMayNotReplaceAFileTheScenarioReads) {
   {
     std::ofstream(dir + "/cat.yaml") << catalogue_text;
     std::ofstream(dir + "/prof.yaml") << poolsim::testing::read_file(std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml");
-    std::ofstream(dir + "/s.yaml") << "catalogue: [cat.yaml]\ndatabase: {profile: prof.yaml}\n" << kSmall;
+    std::ofstream(dir + "/s.yaml") << "catalogue: [cat.yaml]\ndatabase: {profile: prof.yaml, buffer_pool: 64MiB}\n"
+                                       "workload: {kind: sysbench, tables: 2, table_size: 100000, threads: 4}\n"
+                                       "simulation: {warmup: 200ms, batch: 100ms, min_batches: 5, max_duration: 1s}\n";
   }
   const std::string profile_text = poolsim::testing::read_file(dir + "/prof.yaml");
   for (const auto& [out, what] : std::vector<std::pair<std::string, std::string>>{
@@ -428,6 +430,37 @@ TEST(Cli, OutMayNotReplaceAFileTheScenarioReads) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_CONTAINS(r.err, "the scenario's device catalogue");
   EXPECT_EQ(poolsim::testing::read_file(dir + "/cat.yaml"), catalogue_text);
+}
+
+// Review (session 41): plan --out checked the plan and its scenario, not the catalogue or profile
+// the scenario (or an option) reads.
+TEST(Cli, PlanOutMayNotReplaceAFileTheConfigurationsRead) {
+  const std::string dir = temp_path("plan-reads");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string profile = poolsim::testing::read_file(std::string(POOLSIM_SOURCE_DIR) + "/traces/local-vm/profile.yaml");
+  {
+    std::ofstream(dir + "/cat.yaml") << "{}\n";
+    std::ofstream(dir + "/prof.yaml") << profile;
+    std::ofstream(dir + "/other.yaml") << profile;
+    std::ofstream(dir + "/s.yaml") << "catalogue: [cat.yaml]\ndatabase: {profile: prof.yaml, buffer_pool: 8MiB}\n"
+                                       "workload: {kind: sysbench, tables: 1, table_size: 10000, threads: 2}\n"
+                                       "simulation: {warmup: 0.2s, batch: 0.1s, min_batches: 4, max_duration: 1s}\n";
+    std::ofstream(dir + "/p.yaml") << "scenario: s.yaml\ntarget: {tps: 1/s}\nchoices:\n  server:\n"
+                                       "    - {name: a, price_usd: 1, source: test fixture}\n"
+                                       "    - {name: b, price_usd: 2, source: test fixture, set: {database.profile: "
+                                    << dir << "/other.yaml}}\n";
+  }
+  for (const auto& [out, what] : std::vector<std::pair<std::string, std::string>>{{dir + "/cat.yaml", "the scenario's device catalogue"},
+                                                                                  {dir + "/prof.yaml", "the scenario's profile"},
+                                                                                  {dir + "/other.yaml", "the scenario's profile"}}) {
+    auto r = run_cli("plan " + dir + "/p.yaml --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_CONTAINS(r.err, what);
+    EXPECT_CONTAINS(r.err, "an input of this command");
+  }
+  EXPECT_EQ(poolsim::testing::read_file(dir + "/cat.yaml"), "{}\n");
+  EXPECT_EQ(poolsim::testing::read_file(dir + "/other.yaml"), profile);
 }
 
 TEST(Cli, TextThatIsNotUtf8IsRefusedWhereItIsRead) {
@@ -563,4 +596,19 @@ TEST(Cli, ValidatesTableNamesATraceTypedWithATrailingSlash) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto row = r.out.substr(r.out.find('\n') + 1);
   EXPECT_EQ(row.rfind("tmpfs-bp3G-t4 ", 0), 0u) << r.out;
+}
+
+// Review (session 41): a profile of another server (here MariaDB 10.3's on a 10.11 trace) predicted
+// with that server's costs and flushing policies without a word. Allowed (a what-if), said once.
+TEST(Cli, ValidateWarnsWhenTheProfileIsAnotherServers) {
+  const std::string traces = std::string(POOLSIM_SOURCE_DIR) + "/traces/";
+  auto r = run_cli("validate --profile " + traces + "mdev-13845/profile.yaml " + traces + "local-vm/tmpfs-bp3G-t4 " + traces +
+                   "local-vm/tmpfs-bp3G-t1 --duration 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.err, "is a mariadb 10.11 trace and the profile");
+  EXPECT_CONTAINS(r.err, "is of mariadb 10.3");
+  EXPECT_EQ(r.err.find("warning"), r.err.rfind("warning")) << r.err;  // once per server
+  r = run_cli("validate --profile " + traces + "local-vm/profile.yaml " + traces + "local-vm/tmpfs-bp3G-t4 --duration 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
 }

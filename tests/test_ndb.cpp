@@ -444,6 +444,21 @@ TEST(NdbErrors, KeysOfAnotherWorkloadKindAreRefused) {
   EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, threads: 4}\nvariants: {f: {workload.kind: fio}}\nvariant: f\n", "ok.yaml"));
 }
 
+// Review (session 41): a database section under fio or NDB, or a platform section under NDB, ran
+// without a word about being ignored (NDB's CPUs are analytic; fio writes to the devices).
+TEST(NdbErrors, SectionsTheKindDoesNotReadAreRefused) {
+  const std::string ndb = with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", kShortSim);
+  EXPECT_CONTAINS(error_of(ndb + "database: {buffer_pool: 1GiB}\n"), "key 'database': database holds InnoDB's settings");
+  EXPECT_CONTAINS(error_of(ndb + "compute: {cores: 8}\n"), "key 'compute': compute holds the platform of sysbench and fio points");
+  EXPECT_CONTAINS(error_of(ndb + "fabric: {preset: ib-hdr100}\n"), "(workload.kind is ndb)");
+  EXPECT_CONTAINS(error_of("workload: {kind: fio}\ndatabase: {checksum: none}\n"), "bad.yaml:2:11: key 'database'");
+  EXPECT_CONTAINS(error_of("database: {checksum: none}\n"), "(workload.kind is fio (the default))");
+  // fio reads the platform; a kind chosen per point keeps the file's sections.
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: fio}\ncompute: {cores: 8}\n", "ok.yaml"));
+  EXPECT_NO_THROW(load_scenarios_from_text("workload: {kind: sysbench, threads: 4}\ndatabase: {buffer_pool: 1GiB}\n", "ok.yaml",
+                                           {parse_override("workload.kind=fio")}));
+}
+
 TEST(NdbErrors, AVariantsReplicasAreBlamedForNodeGroupsTheyCannotForm) {
   const std::string text = with_mix("", "    - name: r\n      statements: [{rows: 1}]\n", kShortSim) +
                            "variants:\n  bad: {ndb.replicas: 4}\nvariant: bad\n";

@@ -199,7 +199,7 @@ class Scenario:
                 if isinstance(v, (Mapping, list, tuple, range)):
                     raise TypeError(f"poolsim: the sweep of '{k}' has a {'mapping' if isinstance(v, Mapping) else 'list'} "
                                     f"among its values ({v!r}); a sweep's values are single values" + _SECTION_HINT)
-            # Given again, the axis moves to the end: the loader keeps an axis where it was first named.
+            # Given again, the axis moves to the end (as the loader does; one override per axis).
             overrides = [o for o in overrides if o.partition("=")[0] != f"sweep.{k}"]
             overrides.append(f"sweep.{k}={yaml_value(values, k)}")
         return self._with(overrides)
@@ -218,10 +218,9 @@ class Scenario:
 
     # Reading --------------------------------------------------------------------------------------
     def spec(self) -> tuple:
-        """(yaml_text, origin, base_dir, overrides): what the native layer takes. The file's sweep of
-        a key a with_sweep() axis gives again is blanked out of the text (its lines and columns kept),
-        so that the axis runs where with_sweep() put it, not where the file had it."""
-        return (_sweep_in_order(self.text, self.overrides), self.origin, self.base_dir, list(self.overrides))
+        """(yaml_text, origin, base_dir, overrides): what the native layer takes (its loader runs a
+        "sweep.K=" override's axis after the file's, so with_sweep()'s order holds)."""
+        return (self.text, self.origin, self.base_dir, list(self.overrides))
 
     def points(self) -> list[dict]:
         """Validates and expands the sweep: one dict per point with its ``params``, ``name`` and
@@ -256,7 +255,7 @@ class Scenario:
                 doc.setdefault("sweep", {})
                 if not isinstance(doc["sweep"], dict):
                     doc["sweep"] = {}
-                # At the end, where the loader runs it (see spec()).
+                # At the end, where the loader runs it.
                 doc["sweep"].pop(path[len("sweep."):], None)
                 doc["sweep"][path[len("sweep."):]] = value_doc
                 continue
@@ -328,64 +327,6 @@ _SECTION_HINT = (" (to vary several keys, or a list, together: name each combina
 def _not_single(value: Any) -> bool:
     """A params value no sweep can hold: a list, a mapping or null (they come from set())."""
     return value is None or isinstance(value, (Mapping, list, tuple))
-
-
-def _flow_separator(text: str, start: int, end: int) -> int:
-    """The index of the comma between two entries of a flow collection in text[start:end] (a comment's
-    commas are not), or -1."""
-    in_comment = False
-    for i in range(start, end):
-        ch = text[i]
-        if ch in "\r\n":
-            in_comment = False
-        elif ch == "#" and (i == start or text[i - 1] in " \t"):
-            in_comment = True
-        elif ch == "," and not in_comment:
-            return i
-    return -1
-
-
-def _sweep_in_order(text: str, overrides: Sequence[str]) -> str:
-    """``text`` with the entries of its top-level ``sweep:`` that a "sweep.K=" override gives again
-    replaced by blanks (line breaks kept: every other line and column stays where it was). The native
-    loader assigns such an override in place, where the file named the key, and the last axis of
-    with_sweep() would not vary fastest; blanked, the key is added after the file's own axes."""
-    keys = {o.partition("=")[0][len("sweep."):] for o in overrides if o.startswith("sweep.")}
-    if not keys:
-        return text
-    try:
-        root = yaml.compose(text)
-    except yaml.YAMLError:  # the native loader names the error
-        return text
-    if not isinstance(root, yaml.MappingNode):
-        return text
-    sweep = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "sweep"), None)
-    if not isinstance(sweep, yaml.MappingNode):
-        return text
-    entries = [(k.start_mark.index, v.end_mark.index) for k, v in sweep.value]
-    dropped = [isinstance(k, yaml.ScalarNode) and k.value in keys for k, _ in sweep.value]
-    if not any(dropped):
-        return text
-    chars = list(text)
-
-    def blank(start: int, end: int) -> None:
-        for i in range(start, end):
-            if chars[i] not in "\r\n":
-                chars[i] = " "
-
-    for (start, end), drop in zip(entries, dropped):
-        if drop:
-            blank(start, end)
-    if sweep.flow_style:
-        # {a: [1], b: [2], c: [3]}: an entry kept keeps the comma after it only when another kept
-        # entry follows; every other separator goes with the entries blanked.
-        closing = sweep.end_mark.index - 1
-        for i, (_, end) in enumerate(entries):
-            gap_end = entries[i + 1][0] if i + 1 < len(entries) else closing
-            comma = _flow_separator(text, end, gap_end)
-            if comma >= 0 and (dropped[i] or not any(not d for d in dropped[i + 1:])):
-                chars[comma] = " "
-    return "".join(chars)
 
 
 def _plain(value: Any, key: str | None) -> Any:

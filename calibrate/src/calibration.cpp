@@ -708,11 +708,6 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   const int n = static_cast<int>(usable.size());
   // One profile is one server: its product and its version's features (flushing policies) come from
   // the first trace, so traces of another product or MAJOR.MINOR would be fitted as that one's.
-  auto server_of = [](const Trace& t) {
-    const std::string version = t.meta["engine"]["version"].Scalar();
-    const auto second_dot = version.find('.', version.find('.') + 1);
-    return t.meta["engine"]["product"].Scalar() + " " + version.substr(0, second_dot);
-  };
   for (const auto* t : usable)
     if (server_of(*t) != server_of(*usable.front()))
       throw InputError({t->dir + "/meta.yaml", 0, 0}, "engine",
@@ -988,7 +983,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   else
     p << "source: >-\n  least squares on the server CPU per transaction (capture.mariadbd_cpu_pct x cores / TPS) of " << n;
   p << " traces; statement kinds split by an assumed shape (U, calibrate/src/calibration.cpp); "
-    << (host_wide ? "" : "client CPU from sysbench's CPU; ") << "redo from Innodb_os_log_written. Traces:";
+    << (host_wide ? ""
+        : client_n > 0 ? std::string("client CPU from sysbench's CPU; ")
+                       : std::string("client CPU not measured (no trace records capture.sysbench_cpu_pct): client_statement 0; "))
+    << "redo from Innodb_os_log_written. Traces:";
   for (const auto* t : usable) p << " " << std::filesystem::path(t->dir).filename().string();
   p << "\ncpu:\n  statement:\n";
   for (int k = 0; k < kStatementKinds; ++k) {
@@ -1001,7 +999,8 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   p << "  page_write: 0us       # per device: host_cpu_per_write (else host_cpu_per_io)\n";
   p << "  checksum_crc32: 0us   # inside page_read / page_write\n";
   p << "  checksum_innodb: 0us  # not measured\n";
-  p << "  client_statement: " << fmt_us(client_statement_s) << "\n";
+  p << "  client_statement: " << fmt_us(client_statement_s)
+    << (!host_wide && client_n == 0 ? "  # not measured: no trace records capture.sysbench_cpu_pct" : "") << "\n";
   p << "  page_cleaner_batch: 0us\n";
   if (!background.empty())
     p << "  background_per_txn: " << fmt_us(background.per_txn_s)

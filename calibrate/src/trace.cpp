@@ -1036,6 +1036,15 @@ std::string trace_set_directory(const Trace& t) {
   return p.parent_path().filename().string();
 }
 
+std::string server_name(const std::string& product, const std::string& version) {
+  const auto second_dot = version.find('.', version.find('.') + 1);
+  return product + " " + version.substr(0, second_dot);
+}
+
+std::string server_of(const Trace& t) {
+  return server_name(t.meta["engine"]["product"].Scalar(), t.meta["engine"]["version"].Scalar());
+}
+
 std::string trace_path_as_named(const std::string& dir) {
   // "traces/x/" names the same trace as "traces/x": the trace's name and set come from the path.
   // As typed, without a trailing separator (its name is the trace's name) or "." and ".." steps.

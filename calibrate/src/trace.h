@@ -162,6 +162,10 @@ std::string trace_set_directory(const Trace& t);
 // A trace directory's path as load_trace names it (Trace::dir): "traces/x/" and "traces/x" are one
 // trace, "." its directory's own name; the path's last step is the trace's name.
 std::string trace_path_as_named(const std::string& dir);
+// The server a trace or profile is of, as "product MAJOR.MINOR" ("mariadb 10.3"): what a version's
+// features (flushing policies) and a profile's costs belong to.
+std::string server_name(const std::string& product, const std::string& version);
+std::string server_of(const Trace& t);
 // The sysbench mix a trace ran: its test, version and per-statement counts (meta.yaml
 // `workload.mix`, as traces/mdev-13845 records oltp.lua's options; sysbench's defaults otherwise).
 SysbenchOptions sysbench_options_for(const Trace& t);

@@ -369,6 +369,19 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
       points.push_back(load_scenarios_from_text(yaml, dirs[i] + " (scenario from meta.yaml)").front());
     }
   }
+  // A profile of another server (product or MAJOR.MINOR) predicts with that server's costs and
+  // flushing policies: a what-if the command allows, said aloud once per server.
+  std::set<std::string> told;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const ServerProfile& profile = points[i].profile;
+    if (profile.product.empty() || profile.version.empty()) continue;
+    const std::string profile_server = server_name(profile.product, profile.version);
+    if (server_of(traces[i]) != profile_server && told.insert(server_of(traces[i])).second)
+      std::fprintf(stderr,
+                   "poolsim validate: warning: %s is a %s trace and the profile (%s) is of %s: its CPU costs and "
+                   "flushing policies are the other server's\n",
+                   traces[i].dir.c_str(), server_of(traces[i]).c_str(), options.profile.c_str(), profile_server.c_str());
+  }
   results = run_points(points, options.jobs);
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (size_t i = 0; i < traces.size(); ++i) {

@@ -105,6 +105,10 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
   auto plan = poolsim::load_plan(file);
   refuse_output_over_inputs(out_path, "--out", {{"the plan", file}, {"the plan's scenario", plan.scenario_file}});
   auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
+  // The catalogues and profiles the configurations read (the scenario's, or an option's) are inputs too.
+  std::vector<poolsim::Scenario> config_points;
+  for (const auto& c : configs) config_points.push_back(c.scenario);
+  refuse_output_over_inputs(out_path, "--out", scenario_inputs(config_points));
   bool show_progress = isatty(2);
   size_t done_before = 0;
   auto doc = poolsim::run_plan(plan, configs, options, [&](const std::vector<poolsim::Scenario>& points) {

@@ -17,6 +17,7 @@ inline constexpr double kCommitRedoBytes = 64;
 struct ServerProfile {
   std::string name;
   std::string source;  // which traces or documents the figures come from
+  std::string product, version;  // the server the profile is of, as it names it ("" when it does not)
   // CPU per statement on the server, in seconds of a reference core (parse, optimise, execute,
   // protocol), by statement kind; ranges add per-row costs.
   std::array<double, kStatementKinds> statement_cpu_s{};

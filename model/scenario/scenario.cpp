@@ -406,6 +406,16 @@ void refuse_keys_of_other_workloads(const YAML::Node& raw, const std::string& ki
       throw InputError(origin.locate("workload.mix", n), "workload.mix", "a custom mix runs on an NDB cluster, with workload.kind ndb (" + kind_said + "): set the kind, or remove it");
   }
   if (kind == "sysbench") return;
+  // Sections only some kinds read: InnoDB's for sysbench; the platform's for sysbench and fio (an NDB
+  // cluster's nodes, CPUs and transporter are its own section's).
+  std::vector<std::pair<const char*, std::string>> sections = {{"database", "InnoDB's settings, which only sysbench points run"}};
+  if (kind == "ndb")
+    for (const char* platform : {"compute", "storage", "fabric"})
+      sections.push_back({platform, "the platform of sysbench and fio points; an NDB cluster's nodes and transporter are under ndb"});
+  for (const auto& [section, what] : sections)
+    if (YAML::Node n = written_node(raw, {section}); n.IsDefined() && !n.IsNull())
+      throw InputError(origin.locate(section, n), section,
+                       std::string(section) + " holds " + what + " (" + kind_said + "): it would be ignored; remove it, or set the kind");
   const std::string instead = kind == "fio" ? "the fio job's own keys are under workload.fio (numjobs, iodepth, rate)"
                                             : "the NDB load is ndb.load_generator (threads, think_time)";
   for (const auto& f : scenario_schema().field("workload")->fields) {
@@ -948,6 +958,8 @@ ServerProfile load_profile(const std::string& name_or_path, const std::string& b
   ServerProfile p;
   p.name = doc["name"].Scalar();
   p.source = doc["source"].Scalar();
+  if (doc["product"] && doc["product"].IsScalar()) p.product = doc["product"].Scalar();
+  if (doc["version"] && doc["version"].IsScalar()) p.version = doc["version"].Scalar();
   const auto& cpu = doc["cpu"];
   for (int k = 0; k < kStatementKinds; ++k)
     p.statement_cpu_s[k] = q(cpu["statement"][statement_name(static_cast<StatementKind>(k))], Dimension::Seconds);
@@ -1164,8 +1176,12 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
         fixed_params[path] = scalar_to_json(leaf);
       }
     } else {
-      root["sweep"][o.path.substr(6)] = value;
-      origin.overridden["sweep." + o.path.substr(6)] = "--set " + o.path + "=" + o.value;
+      // An axis given by --set runs after the file's axes, in the order of the --sets (the last
+      // varies fastest), also when it replaces an axis the file sweeps: removed, then appended.
+      const std::string axis = o.path.substr(6);
+      if (root["sweep"] && root["sweep"].IsMap()) root["sweep"].remove(axis);
+      root["sweep"][axis] = value;
+      origin.overridden["sweep." + axis] = "--set " + o.path + "=" + o.value;
     }
   }
   // The sweep: validate its keys against the schema, then expand the cartesian product.
