@@ -1756,3 +1756,85 @@ TEST(Calibrate, AClientCpuNoTraceMeasuredIsSaidToBeUnmeasured) {
     measured.push_back(load_trace(kTraces + "/local-vm/" + name));
   EXPECT_CONTAINS(calibrate(measured, "client").profile_yaml, "client CPU from sysbench's CPU; ");
 }
+
+// Review (session 42) of the trace readers: crashes, silently wrong figures, and legit files refused.
+namespace {
+void edit_file(const std::string& path, const std::function<std::string(std::string)>& change) {
+  const std::string text = poolsim::testing::read_file(path);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << change(text);
+}
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+}  // namespace
+
+TEST(TraceReview, ALongLineIsAnErrorNotACrash) {
+  // std::regex recursed once per character: a line of 30,000 spaces overflowed the stack.
+  std::string dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "long-line");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return std::string(30000, ' ') + "\n" + t; });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:1: a line of 30000 characters");
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "long-iostat");
+  edit_file(dir + "/iostat.txt", [](std::string t) { return t + std::string(50000, '7') + "\n"; });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "iostat.txt:");
+}
+
+TEST(TraceReview, FiguresThatWouldBeReadWrongAreRefused) {
+  // A malformed statement count was skipped, and the mix check with it.
+  std::string dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "bad-count");
+  edit_file(dir + "/sysbench.log", [](std::string t) {
+    const auto at = t.find("read:");
+    const auto end = t.find('\n', at);
+    return t.insert(end, "x");
+  });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "malformed 'read' line");
+  // iostat's NaN dropped the trace from the fit; a header of 0 CPUs blamed another trace.
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "nan-iostat");
+  edit_file(dir + "/iostat.txt", [](std::string t) { return replaced(t, "(32 CPU)", "(0 CPU)"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "iostat's header names 0 CPUs");
+  // status.transactions ten times the log's divided every counter by ten.
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "status-span");
+  replace_in_meta(dir, "transactions: 114518", "transactions: 1145180");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'status.transactions': 1145180 transactions, more than the");
+  // A thread count past an int wrapped negative and skipped the check against meta.yaml.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "threads-overflow");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "Number of threads: 4", "Number of threads: 4294967300"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "expected a thread count from 1 to");
+  // One snapshot of a pair measures nothing.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "lone-snapshot");
+  std::filesystem::remove(dir + "/status_after.tsv");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "status_before.tsv: a snapshot without its pair");
+  // oltp.lua's options in meta.yaml are checked where they are written (yaml-cpp's "bad conversion" named no file).
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "mix-typo");
+  replace_in_meta(dir, "read_only: false", "read_only: maybe");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "meta.yaml:");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "workload.read_only");
+}
+
+TEST(TraceReview, LegitVariantsParse) {
+  // fio's fsync in its global options, and a note fio writes ahead of the JSON.
+  std::string fio = poolsim::testing::read_file(kTraces + "/local-vm/disk-bp1G-t4/fio/randwrite-16k-fsync-qd1.json");
+  EXPECT_TRUE(parse_fio_json(fio, "f.json").syncs);
+  std::string global = replaced(fio, "\"fsync\" : \"1\",", "");
+  global = replaced(global, "\"jobs\" : [", "\"global options\" : {\"fsync\" : \"1\"},\n  \"jobs\" : [");
+  EXPECT_TRUE(parse_fio_json(global, "g.json").syncs);
+  EXPECT_TRUE(parse_fio_json("note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n" + fio,
+                             "n.json").syncs);
+  // CRLF with a trailing blank line in a .tsv.
+  std::string dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "crlf-tsv");
+  edit_file(dir + "/variables.tsv", [](std::string t) {
+    std::string out;
+    for (char c : t) out += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    return out + "\r\n";
+  });
+  EXPECT_NO_THROW(load_trace(dir));
+  // A log cut of its banner goes by meta.yaml's sysbench version.
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "no-banner");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "sysbench 0.5:", "sysbench:"); });
+  EXPECT_EQ(sysbench_options_for(load_trace(dir)).version, "0.5");
+  // Another percentile is said to be one, not taken for a truncated log.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "p90");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "95th percentile:", "90th percentile:"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "has the 90th percentile (sysbench --percentile)");
+}

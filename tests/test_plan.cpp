@@ -73,7 +73,7 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
   EXPECT_CONTAINS(bad_value, "ib-hdr99");
   // Two axes setting the same key, a target with nothing to meet, a bare number where a rate is needed.
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {compute.cores: 4}}\n"),
-                  "key 'choices.more[0].set.compute.cores': 'compute.cores' is already set by cpu");
+                  "key 'choices.more[0].set.compute.cores': 'compute.cores' is already set by axis 'cpu'");
   EXPECT_CONTAINS(load_error(plan_text("{threads: 4}")), "plan.yaml:2:9: key 'target': give tps, p99 or both");
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10}")), "plan.yaml:2:15: key 'target.tps'");
   // Prices whose total is past a double: the costs were inf and ranked nothing.
@@ -113,7 +113,7 @@ TEST(PlanInput, AThreadCountPastTheScenariosRangeNamesTheTargetsKey) {
 // the later won silently (option cpu=2c ran with the other axis's 1 core).
 TEST(PlanInput, AKeyInsideASectionAnotherSetsIsTheSameKey) {
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {compute: {cores: 1}}}\n"),
-                  "plan.yaml:12:48: key 'choices.more[0].set.compute': 'compute.cores' is already set by cpu");
+                  "plan.yaml:12:48: key 'choices.more[0].set.compute': 'compute.cores' is already set by axis 'cpu'");
   std::string text = plan_text("{tps: 10/s}");
   text.replace(text.find("choices:"), 0, "set: {storage: {kind: pool}}\n");
   EXPECT_CONTAINS(load_error(text), "plan.yaml:11:63: key 'choices.storage[2].set.storage.kind': 'storage.kind' is already set by the plan's set");
@@ -272,7 +272,7 @@ TEST(Plan, BoundIsNeverBelowTheSimulator) {
                       "       catalogue: [" POOLSIM_SOURCE_DIR "/traces/local-vm/profile-devices.yaml], storage.device: local-vm-virtual-disk,\n"
                       "       workload.test: oltp_read_only, database.buffer_pool: 32MiB}}\n";
   // Seed S000's fitted GreatSQL 8.0 profile on 64 fast cores with the data in memory: its serial
-  // section (3.23 us per statement) limits.
+  // section (3.61 us per statement) limits.
   std::string serial = "scenario: " + base_scenario() + "\ntarget: {tps: 1/s}\nchoices:\n"
                        "  server:\n"
                        "    - {name: greatsql, price_usd: 0, source: test fixture, set: {database.profile: greatsql-8.0,\n"
@@ -319,4 +319,78 @@ TEST(Plan, AThreadCountTheScenarioRefusesNamesTheTargetsLine) {
   EXPECT_NE(error.find("plan.yaml:3:"), std::string::npos) << error;
   EXPECT_NE(error.find("key 'target.threads'"), std::string::npos) << error;
   EXPECT_EQ(error.find("--set"), std::string::npos) << error;
+}
+
+// Review (session 42): the bound's cases that pruned configurations the simulator finds meeting
+// the target, and the planner's other defects.
+namespace {
+ThroughputBound bound_of(const std::string& yaml) { return throughput_bound(load_scenarios_from_text(yaml, "b.yaml").front()); }
+const char* kReadOnly =
+    "compute: {cores: 32, memory: 4GiB}\n"
+    "workload: {kind: sysbench, test: oltp_read_only, tables: 2, table_size: 100000, rand_type: uniform, threads: 32}\n"
+    "simulation: {warmup: 0.2s, batch: 0.1s, min_batches: 4, max_duration: 1s}\n";
+}  // namespace
+
+TEST(PlanBound, ALocalVolumeReadsFromEveryStripedDevice) {
+  const std::string one = std::string(kReadOnly) + "storage: {kind: local, device: samsung-850-pro, devices: 1}\ndatabase: {buffer_pool: 8MiB}\n";
+  std::string four = one;
+  four.replace(four.find("devices: 1"), 10, "devices: 4");
+  auto b1 = bound_of(one), b4 = bound_of(four);
+  ASSERT_TRUE(b1.resources.contains("SSD samsung-850-pro")) << b1.resources.dump();
+  ASSERT_TRUE(b4.resources.contains("4 x SSD samsung-850-pro")) << b4.resources.dump();
+  EXPECT_NEAR(b4.resources["4 x SSD samsung-850-pro"].get<double>(), 4 * b1.resources["SSD samsung-850-pro"].get<double>(), 1e-6);
+}
+
+TEST(PlanBound, TheOsPageCacheHoldsPagesNoReadReachesTheDeviceFor) {
+  const std::string direct = std::string(kReadOnly) + "storage: {kind: local, device: samsung-850-pro}\ndatabase: {buffer_pool: 8MiB}\n";
+  std::string cached = direct;
+  cached.replace(cached.find("buffer_pool: 8MiB"), 17, "buffer_pool: 8MiB, flush_method: fsync");
+  // 4 GiB less the pool of page cache holds the 2 x 100k rows: no read is unavoidable.
+  EXPECT_GT(bound_of(direct).page_reads_per_txn, 1.0);
+  EXPECT_EQ(bound_of(cached).page_reads_per_txn, 0.0);
+}
+
+TEST(PlanBound, SlackAndFloorCoverRandomArrivalsAndLongBurstTails) {
+  // sysbench's --rate: the window's count is Poisson, its noise beyond the transactions in flight.
+  std::string paced = std::string(kReadOnly) + "storage: {kind: local, device: pcie4-nvme-tlc}\ndatabase: {buffer_pool: 64MiB}\n";
+  paced.replace(paced.find("threads: 32}"), 12, "threads: 32, rate: 2000/s}");
+  auto b = bound_of(paced);
+  EXPECT_GE(b.measurement_slack_tps, 32 / 0.4 + 5 * std::sqrt(2000 / 0.4) - 1e-9);
+  // A profile with a long-burst tail: the floor is the statements' body (most transactions meet no tail).
+  const std::string profile = write_temp("tail-profile.yaml",
+                                         poolsim::testing::read_file(std::string(POOLSIM_SOURCE_DIR) + "/scenarios/profiles/mariadb-10.11.yaml") +
+                                             "statement_cpu_tail: {share: 0.5, mean: 100ms}\n");
+  const std::string plain = std::string(kReadOnly) + "storage: {kind: local, device: pcie4-nvme-tlc}\ndatabase: {buffer_pool: 64MiB}\n";
+  std::string tail = plain;
+  tail.replace(tail.find("buffer_pool: 64MiB"), 18, "buffer_pool: 64MiB, profile: " + profile);
+  auto without = bound_of(plain), with = bound_of(tail);
+  EXPECT_LT(with.latency_floor_s, without.latency_floor_s);
+}
+
+TEST(PlanInput, AnAxisNamedLikeAnotherOwnerIsStillAnAxis) {
+  // An axis named "target.threads" passed the one-owner check of the target's threads.
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s, threads: 64}") +
+                             "  target.threads:\n    - {name: x, price_usd: 1, source: x, set: {workload.threads: 1}}\n"),
+                  "'workload.threads' is already set by target.threads");
+  // The scenario's own machinery is named as such, not as an unknown key.
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {variant: fast}}\n"),
+                  "a plan may not set the scenario's sweep, variants or validation");
+}
+
+TEST(Plan, APointThatCompletedNoTransactionDoesNotMeetALatencyTarget) {
+  PlanTarget target;
+  target.max_p99_s = 5e-3;
+  nlohmann::ordered_json r = {{"tps", 0.0}, {"latency_ms", {{"p99", 0.0}}}, {"transactions", 0}};
+  EXPECT_FALSE(meets_target(r, target));
+  r["transactions"] = 10;
+  EXPECT_TRUE(meets_target(r, target));
+}
+
+TEST(PlanCli, BoundsSayWhatTheyLeaveOut) {
+  auto r = poolsim::testing::run_cli("run " + base_scenario() + " --bounds --format csv");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_CONTAINS(r.err, "--bounds prints a table or JSON");
+  r = poolsim::testing::run_cli("run " + base_scenario() + " --bounds --set 'sweep.workload.kind=[fio, sysbench]'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_CONTAINS(r.err, "--bounds leaves out 1 of 2 points whose workload.kind is not sysbench");
 }

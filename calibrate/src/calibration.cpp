@@ -1099,6 +1099,9 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   double steal_pct = capture_value(t, "steal_pct");
   if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background;
+  // The host's memory sizes the OS page cache beside the pool (flush_method fsync); without it the
+  // scenario's default host is simulated.
+  if (t.meta["host"]["memory"] && t.meta["host"]["memory"].IsScalar()) y << ", memory: " << t.meta["host"]["memory"].Scalar();
   // The host's speed during the trace against the profile's reference core, when both were probed.
   double probe = cpu_probe_eps(t);
   if (!std::isnan(probe)) {

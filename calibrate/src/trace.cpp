@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <map>
 #include <regex>
@@ -62,7 +63,14 @@ const Spec& meta_schema() {
                                  {"threads", required(integer(1.0, 1e6))},
                                  {"duration_s", integer(1.0, 1e7)},
                                  {"rate", with_default(real(0.0, 1e9), "0")},
-                                 {"skip_trx", with_default(boolean(), "false")}}, "", true))},
+                                 {"skip_trx", with_default(boolean(), "false")},
+                                 // sysbench 0.5 oltp.lua's options (traces/mdev-13845): read as the mix the log ran.
+                                 {"read_only", boolean()},
+                                 {"mix", map({{"point_selects", integer(0.0, 1e6)}, {"simple_ranges", integer(0.0, 1e6)},
+                                              {"sum_ranges", integer(0.0, 1e6)}, {"order_ranges", integer(0.0, 1e6)},
+                                              {"distinct_ranges", integer(0.0, 1e6)}, {"index_updates", integer(0.0, 1e6)},
+                                              {"non_index_updates", integer(0.0, 1e6)}, {"delete_inserts", integer(0.0, 1e6)}})}},
+                             "", true))},
       {"server", required(map({{"buffer_pool", required(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "", true)))},
                                {"flush_log_at_trx_commit", with_default(integer(0.0, 2.0), "1")},
                                {"doublewrite", with_default(boolean(), "true")},
@@ -277,6 +285,15 @@ void check_log_against_meta(const Trace& t, const YAML::Node& meta, const std::s
   }
 }
 
+// No line sysbench, iostat or perf writes is this long; std::regex recurses once per character and a
+// line of some ten thousand characters overflowed the stack (a segfault instead of an error).
+constexpr size_t kMaxTraceLineChars = 4096;
+void refuse_long_line(const std::string& line, const std::string& file, int line_no) {
+  if (line.size() > kMaxTraceLineChars)
+    throw InputError({file, line_no, 0}, "", "a line of " + std::to_string(line.size()) + " characters, more than the " +
+                                                 std::to_string(kMaxTraceLineChars) + " any line of this file has: the file is damaged");
+}
+
 }  // namespace
 
 SysbenchResult parse_sysbench_log(const std::string& text, const std::string& file) {
@@ -292,20 +309,21 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   const std::regex transactions(R"(^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex queries(R"(^\s*(queries|read/write requests):\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex count(R"(^\s*(read|write|other):\s+(\d+)\s*$)");
-  const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+95 percentile|95th percentile|99th percentile):\s+([\d.]+)(ms)?)");
+  const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+\d+ percentile|\d+th percentile):\s+([\d.]+)(ms)?)");
   const std::regex total_time(R"(^\s*total time:\s+([\d.]+)s)");
   const std::regex threads(R"(^\s*Number of threads:\s*(\d+))");
   // The lines the parser reads, by their label (an interval line by its tps; with --rate sysbench
   // also writes "[ 5s ] queue length: ..." lines, which carry no figure read here): one of them that
   // the patterns above do not match is malformed.
-  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|avg|max|95th percentile|approx\.\s+95 percentile|99th percentile|total time|total number of events):|^(\[\s*\d+s\s*\]).*\btps:)");
+  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|read|write|other|avg|max|95th percentile|approx\.\s+95 percentile|99th percentile|total time|total number of events):|^(\[\s*\d+s\s*\]).*\btps:)");
   int transactions_line = 0, events_line = 0, avg_line = 0, max_line = 0, p95_line = 0;
   std::uint64_t event_count = 0;
   std::smatch m;
   while (std::getline(in, line)) {
     ++n;
-    if (line.find("sysbench 0.5") != std::string::npos) r.version = "0.5";
-    if (line.rfind("sysbench 1.", 0) == 0) r.version = "1.0";
+    refuse_long_line(line, file, n);
+    if (line.find("sysbench 0.5") != std::string::npos) r.version = "0.5", r.version_seen = true;
+    if (line.rfind("sysbench 1.", 0) == 0) r.version = "1.0", r.version_seen = true;
     if (std::regex_search(line, m, interval10)) {
       r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[5], file, n), n, static_cast<int>(number(m[2], file, n))});
     } else if (std::regex_search(line, m, interval05)) {
@@ -334,6 +352,10 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
       if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; avg_line = n; }
       else if (what == "max") { r.latency_max_ms = v; max_line = n; }
       else if (what.find("99") != std::string::npos) r.latency_p99_ms = v;
+      else if (what.find("percentile") != std::string::npos && what.find("95") == std::string::npos)
+        // sysbench --percentile=N prints the Nth alone (it was taken for a truncated log).
+        throw InputError({file, n, 0}, what, "the log's latency summary has the " + what + " (sysbench --percentile): poolsim compares "
+                                             "the 95th; capture with sysbench's default --percentile=95");
       else if (what.find("95") != std::string::npos) {
         // A run whose transactions took no time has no latency to compare (its error would be infinite).
         if (!(v > 0)) throw InputError({file, n, 0}, what, "a 95th percentile of " + m[2].str() + " ms: a transaction takes some time");
@@ -346,7 +368,12 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     } else if (std::regex_search(line, m, total_time)) {
       r.total_time_s = number(m[1], file, n);
     } else if (std::regex_search(line, m, threads)) {
-      r.threads = static_cast<int>(number(m[1], file, n));
+      const double threads_given = number(m[1], file, n);
+      // Past an int it wrapped to a negative count, which skipped the check against meta.yaml.
+      if (!(threads_given >= 1 && threads_given <= std::numeric_limits<int>::max()))
+        throw InputError({file, n, 0}, "Number of threads", "expected a thread count from 1 to " +
+                                                                std::to_string(std::numeric_limits<int>::max()) + ", got " + m[1].str());
+      r.threads = static_cast<int>(threads_given);
       r.threads_line = n;
     } else if (std::regex_search(line, m, known_label)) {
       // A line sysbench writes that did not read as its figures: named here, not as a missing line at the end.
@@ -418,6 +445,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
   int n = 0;
   while (std::getline(in, line)) {
     ++n;
+    if (!line.empty() && line.back() == '\r') line.pop_back();  // CRLF, its blank lines included
     if (line.empty()) continue;
     auto tab = line.find('\t');
     if (tab == std::string::npos) throw InputError({file, n, 0}, "", "expected 'name<TAB>value'");
@@ -526,12 +554,14 @@ IostatLog parse_iostat(const std::string& text, const std::string& file) {
   auto value = [&](const std::string& w, const std::string& column) {
     char* end = nullptr;
     double v = std::strtod(w.c_str(), &end);
-    if (end == w.c_str() || *end != '\0')
+    // strtod also reads "nan" and "inf": a NaN %user dropped the trace from the fit without a word.
+    if (end == w.c_str() || *end != '\0' || !std::isfinite(v) || v < 0)
       throw InputError({file, n, 0}, "", "column '" + column + "': expected a number, got '" + w + "'");
     return v;
   };
   while (std::getline(in, line)) {
     ++n;
+    refuse_long_line(line, file, n);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     auto w = fields(line);
     if (expect == Expect::Header) {
@@ -539,6 +569,10 @@ IostatLog parse_iostat(const std::string& text, const std::string& file) {
       std::smatch m;
       if (!std::regex_search(line, m, header))
         throw InputError({file, n, 0}, "", "expected iostat's header line naming the CPUs, e.g. 'Linux ... (32 CPU)'");
+      // A count stoi cannot hold ("stoi", no file) or none at all: the header is damaged.
+      constexpr size_t kMaxCpuDigits = 7;
+      if (m[1].length() > kMaxCpuDigits || std::stoi(m[1]) < 1)
+        throw InputError({file, n, 0}, "", "iostat's header names " + m[1].str() + " CPUs: expected a count from 1 up");
       log.cpus = std::stoi(m[1]);
       expect = Expect::Anything;
       continue;
@@ -615,7 +649,16 @@ IostatReport IostatLog::run_mean() const {
   return mean;
 }
 
-FioResult parse_fio_json(const std::string& text, const std::string& file) {
+FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
+  // fio writes its notes ("note: both iodepth >= 1 and synchronous I/O engine are selected...") into
+  // the --output file ahead of the JSON: blanked (line breaks kept, so positions stay the file's).
+  std::string text = raw_text;
+  if (const size_t first = text.find_first_not_of(" \t\r\n"); first != std::string::npos && text[first] != '{') {
+    const size_t json_start = text.find("\n{");
+    if (json_start != std::string::npos)
+      for (size_t i = 0; i < json_start; ++i)
+        if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+  }
   nlohmann::json doc;
   // The keys of the objects being read, innermost last: JSON allows a key twice, nlohmann keeps the
   // last value, and the other (a second "mean", "iops") would be dropped without a word.
@@ -732,7 +775,13 @@ FioResult parse_fio_json(const std::string& text, const std::string& file) {
   bool write_side = std::string(side) == "write";
   r.iops = write_side ? r.write_iops : r.read_iops;
   r.latency_mean_s = write_side ? r.write_latency_mean_s : r.read_latency_mean_s;
-  r.syncs = options.contains("fsync") || options.contains("fdatasync");
+  // fsync=N / fdatasync=N in the job's options or fio's global ones (as the other options are read);
+  // 0 means no sync.
+  auto syncs_every = [&](const char* key) {
+    const std::string every = opt(key, "0");
+    return !every.empty() && every != "0";
+  };
+  r.syncs = syncs_every("fsync") || syncs_every("fdatasync");
   if (job.contains("sync") && job["sync"].is_object() && job["sync"].contains("lat_ns") && job["sync"]["lat_ns"].is_object() &&
       job["sync"]["lat_ns"].contains("mean"))
     r.sync_latency_mean_s = figure(job["sync"]["lat_ns"]["mean"], "jobs[0].sync.lat_ns.mean", r.syncs) * 1e-9;
@@ -825,6 +874,7 @@ ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::st
   const std::regex name(R"(^(.*)\[(\d+)(?:/(\d+))?\]$)");
   while (std::getline(in, line)) {
     ++line_no;
+    refuse_long_line(line, file, line_no);
     const std::vector<std::string> f = tab_fields(line);
     if (line_no == 1) {
       for (size_t i = 0; i < f.size(); ++i) {
@@ -962,7 +1012,9 @@ std::optional<DeviceAwait> Trace::device_await(const std::string& device) const 
 SysbenchOptions sysbench_options_for(const Trace& t) {
   const auto& w = t.meta["workload"];
   SysbenchOptions o;
-  o.version = t.sysbench.version == "0.5" ? "0.5" : "1.0.20";
+  // The log's banner says which sysbench ran; a log without it (cut by hand) goes by meta.yaml.
+  const std::string version = t.sysbench.version_seen ? t.sysbench.version : w["version"].Scalar();
+  o.version = version.rfind("0.5", 0) == 0 ? "0.5" : "1.0.20";
   o.test = w["test"].Scalar();
   if (o.test == "oltp" && w["read_only"] && w["read_only"].as<bool>()) o.test = "oltp_read_only";
   o.tables = w["tables"].as<int>();
@@ -1103,6 +1155,17 @@ Trace load_trace(const std::string& dir) {
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
   check_log_against_meta(t, meta, meta_file, log);
+  // The snapshots lie within the run: they span at most the log's transactions and those in flight
+  // when the run started (a digit too many divided every counter by ten).
+  if (const YAML::Node spanned = meta_view["status"] ? meta_view["status"]["transactions"] : YAML::Node(); spanned && !spanned.IsNull()) {
+    const double at_most = static_cast<double>(t.sysbench.transactions) + t.meta["workload"]["threads"].as<double>();
+    if (t.sysbench.transactions > 0 && spanned.as<double>() > at_most) {
+      const auto mark = spanned.Mark();
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
+                       yaml_text(spanned) + " transactions, more than the " + std::to_string(t.sysbench.transactions) + " that " + log +
+                           " counts (plus one in flight per thread): the status snapshots lie within the run");
+    }
+  }
   // An optional file that is there holds something: an empty one is a capture cut short, and its
   // comparisons would vanish without a word.
   auto slurp_present = [](const fs::path& p) {
@@ -1111,6 +1174,14 @@ Trace load_trace(const std::string& dir) {
       throw InputError({p.string(), 1, 1}, "", "the file is empty (a capture cut short?): remove it or capture again");
     return text;
   };
+  // Snapshots come in pairs: one alone measures nothing, and was ignored without a word.
+  for (const auto& [one, other] : {std::pair<const char*, const char*>{"status_before.tsv", "status_after.tsv"},
+                                   {"status_after.tsv", "status_before.tsv"},
+                                   {"diskstats_before.txt", "diskstats_after.txt"},
+                                   {"diskstats_after.txt", "diskstats_before.txt"}})
+    if (fs::exists(fs::path(dir) / one) && !fs::exists(fs::path(dir) / other))
+      throw InputError({(fs::path(dir) / one).string(), 0, 0}, "",
+                       std::string("a snapshot without its pair: ") + other + " is not in the trace (give both, or neither)");
   std::map<std::string, int> before_lines, after_lines;
   for (const char* which : {"status_before.tsv", "status_after.tsv"}) {
     auto p = fs::path(dir) / which;

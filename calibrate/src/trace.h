@@ -22,7 +22,8 @@ std::optional<double> yaml_decimal(const YAML::Node& node);
 std::string yaml_text(const YAML::Node& node);
 
 struct SysbenchResult {
-  std::string version;  // "1.0" or "0.5"
+  std::string version;  // "1.0" or "0.5" ("1.0" when the log has no banner: then version_seen is false)
+  bool version_seen = false;
   double tps = 0, qps = 0;
   std::uint64_t transactions = 0;
   std::uint64_t ignored_errors = 0;  // "ignored errors:" (deadlocks sysbench retried; 0 when the log does not say)

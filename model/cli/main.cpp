@@ -68,10 +68,15 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
   // the points are loaded, still before any is simulated.
   refuse_output_over_inputs(out_path, "--out", scenario_inputs(points));
   if (bounds_only) {  // analytic bounds, nothing simulated (sysbench points)
+    if (format == "csv") throw poolsim::InputError({"--format", 0, 0}, "format", "--bounds prints a table or JSON (--format table|json)");
     std::vector<poolsim::Scenario> sysbench;
     for (auto& p : points)
       if (p.workload.kind == "sysbench") sysbench.push_back(std::move(p));
     if (sysbench.empty()) throw poolsim::InputError({file, 0, 0}, "workload.kind", "--bounds needs sysbench points");
+    // Said, not silently dropped: the bounds are sysbench's (fio and NDB points have none).
+    if (sysbench.size() < points.size())
+      std::cerr << "poolsim: note: --bounds leaves out " << points.size() - sysbench.size() << " of " << points.size()
+                << " points whose workload.kind is not sysbench\n";
     auto rows = poolsim::bounds_of(sysbench);
     nlohmann::ordered_json doc;
     doc["points"] = rows;

@@ -82,6 +82,16 @@ std::string fmt(double v, int precision = 1) {
   return o.str();
 }
 
+// A price or a price per TPS as the table prints it: whole dollars when whole, cents otherwise, and
+// a small ratio to 3 significant digits (0.45 USD printed as 0; 1.35 / 2,000 TPS as 0.00).
+std::string fmt_usd(double v) {
+  if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt(v, 0);
+  if (std::fabs(v) >= 1) return fmt(v, 2);
+  std::ostringstream o;
+  o << std::setprecision(3) << v;
+  return o.str();
+}
+
 }  // namespace
 
 const schema::Spec& plan_schema() {
@@ -126,7 +136,11 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       // crashed the loader, "a." was refused in the scenario file as if written there (as --set is).
       if (has_empty_step(key))
         throw InputError(origin.locate(key_path, k->first), key_path, "a key path has an empty step (a dot too many, or no key)");
-      if (!find(scenario_schema(), key, &suggestion) || is_reserved_key(key))
+      if (is_reserved_key(key))
+        throw InputError(origin.locate(key_path, k->first), key_path,
+                         "a plan may not set the scenario's sweep, variants or validation: each configuration is one point "
+                         "(a variant's keys can be given here instead)");
+      if (!find(scenario_schema(), key, &suggestion))
         throw InputError(origin.locate(key_path, k->first), key_path,
                          "sets a key the scenario does not have" + (suggestion.empty() ? std::string() : " (did you mean '" + suggestion + "'?)"));
       // Keys compare by what they write: `compute: {cores: 2}` sets compute.cores, and a key inside
@@ -183,7 +197,8 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
         dearest_price = o["price_usd"];
       }
       option.source = o["source"].Scalar();
-      read_sets(o["set"], path + ".set", axis.name, option.sets, option.set_locations);
+      // "axis 'NAME'": an axis named "target.threads" or "the plan's set" is not that owner.
+      read_sets(o["set"], path + ".set", "axis '" + axis.name + "'", option.sets, option.set_locations);
       axis.options.push_back(std::move(option));
     }
     dearest_usd += axis_dearest_usd;
@@ -258,7 +273,10 @@ ThroughputBound throughput_bound(const Scenario& s) {
   if (w.sysbench.rand_type == "uniform") {
     DataLayout layout(1, sysbench_table_shape(w.sysbench.table_size, page));
     double per_leaf = layout.table(0).primary.entries_per_leaf();
-    double frames = s.database.buffer_pool_bytes / page;  // the most the pool can hold (no overhead)
+    // The most the pool can hold (no overhead), and with buffered data files the OS page cache's
+    // pages too: a read it serves does not reach the device (InnodbServer's page cache).
+    double frames = s.database.buffer_pool_bytes / page;
+    if (s.database.buffered_data_files) frames += s.database.page_cache_bytes / page;
     double resident = frames / w.sysbench.tables;
     double misses = 0;
     for (int i = 0; i < static_cast<int>(std::ceil(leaf_reads)); ++i) {
@@ -285,7 +303,10 @@ ThroughputBound throughput_bound(const Scenario& s) {
   if (reads > 0) {
     if (!pool) {
       const auto& d = s.device(s.storage.device);
-      add_resource(b, "SSD " + d.name, nodes * device_read_ceiling(d, page) / reads);
+      // A local volume striped over local_devices devices (RAID0) reads from all of them.
+      const int devices = std::max(1, s.storage.local_devices);
+      add_resource(b, (devices > 1 ? std::to_string(devices) + " x SSD " : "SSD ") + d.name,
+                   nodes * devices * device_read_ceiling(d, page) / reads);
       read_floor_s = device_read_floor_s(d, page);
     } else {
       double device_rate = 0, target_rate = 0, port_rate = 0;
@@ -305,7 +326,7 @@ ThroughputBound throughput_bound(const Scenario& s) {
       add_resource(b, "compute adapters", nodes * s.fabric.rate_Bps / page / reads);
       // A read crosses the route twice (command capsule there, data back).
       double route_s = 2 * s.fabric.nic_latency_s + s.fabric.switch_latency_s;
-      read_floor_s += 2 * route_s + s.fabric.initiator_cpu_s / s.compute.core_speed;
+      read_floor_s += 2 * route_s;  // the initiator's CPU is in io_cpu, counted with the CPU below
     }
   }
   // Little's law for the client population: each thread's transactions take at least their own CPU
@@ -315,7 +336,14 @@ ThroughputBound throughput_bound(const Scenario& s) {
   if (w.rate_tps > 0) add_resource(b, "arrival rate", nodes * w.rate_tps);
   double shortest_window_s = s.simulation.min_batches * s.simulation.batch_s;
   b.measurement_slack_tps = nodes * threads / shortest_window_s;
-  b.latency_floor_s = (min_statement_cpu + client_cpu + oversubscription) / s.compute.core_speed + think_s;
+  // sysbench's --rate starts transactions at exponential intervals: a window's count is Poisson, and
+  // its rate can exceed the mean by its noise (5 standard deviations: about one window in 3.5 million).
+  constexpr double kPoissonSigmas = 5;
+  if (w.rate_tps > 0) b.measurement_slack_tps += kPoissonSigmas * std::sqrt(nodes * w.rate_tps / shortest_window_s);
+  // With a long-burst tail a statement's body is the rest of its mean (InnodbServer::statement_cpu):
+  // most transactions, the 99th percentile's included, may meet no long burst.
+  const double body_share = p.statement_cpu_tail_mean_s > 0 ? 1 - p.statement_cpu_tail_share : 1.0;
+  b.latency_floor_s = (body_share * min_statement_cpu + client_cpu + oversubscription) / s.compute.core_speed + think_s;
   return b;
 }
 
@@ -399,6 +427,8 @@ std::vector<Configuration> configurations(const Plan& plan) {
 
 bool meets_target(const nlohmann::ordered_json& r, const PlanTarget& target) {
   if (r.contains("error") || !r.contains("tps")) return false;
+  // A point that completed no transaction measured no latency (its histogram reads 0 ms).
+  if (r.contains("transactions") && r["transactions"].get<double>() <= 0) return false;
   if (target.min_tps > 0 && r["tps"].get<double>() < target.min_tps) return false;
   if (target.max_p99_s > 0 && r["latency_ms"]["p99"].get<double>() > target.max_p99_s * 1e3) return false;
   return true;
@@ -541,7 +571,7 @@ std::string render_plan_table(const nlohmann::ordered_json& doc) {
   for (const auto& r : doc["configurations"]) {
     std::vector<std::string> row = {std::to_string(r["id"].get<int>())};
     for (const auto& a : doc["axes"]) row.push_back(r["choice"][a.get<std::string>()].get<std::string>());
-    row.push_back(fmt(r["cost_usd"].get<double>(), 0));
+    row.push_back(fmt_usd(r["cost_usd"].get<double>()));
     row.push_back(r["bound"]["tps"].is_null() ? "inf" : fmt(r["bound"]["tps"].get<double>()));
     row.push_back(r["bound"]["limit"].get<std::string>());
     row.push_back(r["status"].get<std::string>() + (r.value("meets_with_confidence", false) ? "*" : ""));
@@ -550,7 +580,7 @@ std::string render_plan_table(const nlohmann::ordered_json& doc) {
     row.push_back(sim ? fmt(r["tps_ci95"].get<double>()) : "");
     row.push_back(sim ? fmt(r["p99_ms"].get<double>(), 2) : "");
     row.push_back(sim ? fmt(r["p99_ci95_ms"].get<double>(), 2) : "");
-    row.push_back(sim && !r["usd_per_tps"].is_null() ? fmt(r["usd_per_tps"].get<double>(), 2) : "");
+    row.push_back(sim && !r["usd_per_tps"].is_null() ? fmt_usd(r["usd_per_tps"].get<double>()) : "");
     row.push_back(r.contains("bottleneck") ? r["bottleneck"]["kind"].get<std::string>() + " " +
                                                  fmt(100 * r["bottleneck"]["utilisation"].get<double>(), 0) + "%"
                                            : "");
