@@ -83,7 +83,8 @@ std::string fmt(double v, int precision = 1) {
 }
 
 // A price or a price per TPS as the table prints it: whole dollars when whole, cents otherwise, and
-// a small ratio to 3 significant digits (0.45 USD printed as 0; 1.35 / 2,000 TPS as 0.00).
+// a small ratio to 3 significant digits (fixed decimals had printed 0.45 USD as 0, and 1.35 USD over
+// 2,000 TPS as 0.00).
 std::string fmt_usd(double v) {
   if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt(v, 0);
   if (std::fabs(v) >= 1) return fmt(v, 2);
