@@ -108,6 +108,18 @@ void replace_in_meta(const std::string& dir, const std::string& from, const std:
   std::ofstream(dir + "/meta.yaml") << meta.replace(at, from.size(), to);
 }
 
+// The four cached tmpfs traces of local-vm (1-64 threads), copied under `set` and each changed by
+// `edit(dir, name)` before it is loaded: a small fit set a test can damage.
+std::vector<Trace> edited_tmpfs_set(const std::string& set, const std::function<void(const std::string&, const std::string&)>& edit) {
+  std::vector<Trace> traces;
+  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
+    const std::string d = copy_trace(kTraces + "/local-vm/" + name, set + "/local-vm/" + name);
+    edit(d, name);
+    traces.push_back(load_trace(d));
+  }
+  return traces;
+}
+
 // Removes capture.py --cpu-probe's figures from a copied trace's meta.yaml.
 void remove_cpu_probe(const std::string& dir) {
   YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
@@ -1682,15 +1694,12 @@ TEST(Calibrate, AFitThatWouldWriteACostBelowZeroOrPastADoubleIsRefused) {
 
 // Review (session 41): the profile's product and flushing policies came from whichever trace was first.
 TEST(Calibrate, TracesOfAnotherServerInOneFitAreRefused) {
-  std::vector<Trace> traces;
-  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
-    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("two-servers/local-vm/") + name);
-    if (std::string(name) == "tmpfs-bp3G-t16") {
+  const auto traces = edited_tmpfs_set("two-servers", [](const std::string& d, const std::string& name) {
+    if (name == "tmpfs-bp3G-t16") {
       replace_in_meta(d, "product: mariadb", "product: mysql");
       replace_in_meta(d, "version: \"10.11", "version: \"8.0");
     }
-    traces.push_back(load_trace(d));
-  }
+  });
   const auto e = error_of([&] { calibrate(traces, "two"); });
   EXPECT_CONTAINS(e, "tmpfs-bp3G-t16/meta.yaml: key 'engine': this trace's server is mysql 8.0");
   EXPECT_CONTAINS(e, "one profile is one server");
@@ -1698,16 +1707,13 @@ TEST(Calibrate, TracesOfAnotherServerInOneFitAreRefused) {
 
 // Review (session 41): a trace without busy_pct beside traces with it counted as a host with no idle core.
 TEST(Calibrate, ATraceWithoutTheHostsBusyShareAmongOthersWithItIsRefused) {
-  std::vector<Trace> traces;
-  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
-    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("no-busy/local-vm/") + name);
-    if (std::string(name) == "tmpfs-bp3G-t1") {
+  const auto traces = edited_tmpfs_set("no-busy", [](const std::string& d, const std::string& name) {
+    if (name == "tmpfs-bp3G-t1") {
       YAML::Node meta = YAML::LoadFile(d + "/meta.yaml");
       meta["capture"].remove("busy_pct");
       std::ofstream(d + "/meta.yaml") << meta << "\n";
     }
-    traces.push_back(load_trace(d));
-  }
+  });
   EXPECT_CONTAINS(error_of([&] { calibrate(traces, "no-busy"); }), "tmpfs-bp3G-t1/meta.yaml: key 'capture.busy_pct'");
 }
 
@@ -1738,14 +1744,11 @@ TEST(Calibrate, CaptureFiguresAndTheReferenceCoreAreNumbersCheckedWhereTheyAreWr
 // Review (session 41): traces that record the server's CPU but not sysbench's fitted no client CPU
 // (0) while the profile's source said it came "from sysbench's CPU".
 TEST(Calibrate, AClientCpuNoTraceMeasuredIsSaidToBeUnmeasured) {
-  std::vector<Trace> traces;
-  for (const char* name : {"tmpfs-bp3G-t1", "tmpfs-bp3G-t4", "tmpfs-bp3G-t16", "tmpfs-bp3G-t64"}) {
-    std::string d = copy_trace(kTraces + "/local-vm/" + name, std::string("no-client-cpu/local-vm/") + name);
+  const auto traces = edited_tmpfs_set("no-client-cpu", [](const std::string& d, const std::string&) {
     YAML::Node meta = YAML::LoadFile(d + "/meta.yaml");
     meta["capture"].remove("sysbench_cpu_pct");
     std::ofstream(d + "/meta.yaml") << meta << "\n";
-    traces.push_back(load_trace(d));
-  }
+  });
   auto fit = calibrate(traces, "no-client");
   EXPECT_EQ(fit.profile_yaml.find("client CPU from sysbench's CPU"), std::string::npos) << fit.profile_yaml;
   EXPECT_CONTAINS(fit.profile_yaml, "client CPU not measured (no trace records capture.sysbench_cpu_pct)");
