@@ -570,10 +570,9 @@ IostatLog parse_iostat(const std::string& text, const std::string& file) {
       if (!std::regex_search(line, m, header))
         throw InputError({file, n, 0}, "", "expected iostat's header line naming the CPUs, e.g. 'Linux ... (32 CPU)'");
       // A count stoi cannot hold ("stoi", no file) or none at all: the header is damaged.
-      constexpr size_t kMaxCpuDigits = 7;
-      if (m[1].length() > kMaxCpuDigits || std::stoi(m[1]) < 1)
-        throw InputError({file, n, 0}, "", "iostat's header names " + m[1].str() + " CPUs: expected a count from 1 up");
-      log.cpus = std::stoi(m[1]);
+      constexpr std::ptrdiff_t kMaxCpuDigits = 7;
+      log.cpus = m[1].length() > kMaxCpuDigits ? 0 : std::stoi(m[1]);
+      if (log.cpus < 1) throw InputError({file, n, 0}, "", "iostat's header names " + m[1].str() + " CPUs: expected a count from 1 up");
       expect = Expect::Anything;
       continue;
     }
@@ -1128,16 +1127,6 @@ Trace load_trace(const std::string& dir) {
     }
   }
   check_capture_figures(meta, meta_file);
-  // The transactions the status snapshots span divide every counter: above 0, and a whole number.
-  const YAML::Node& meta_view = meta;  // const lookups: no keys are created
-  if (const YAML::Node spanned = meta_view["status"] ? meta_view["status"]["transactions"] : YAML::Node(); spanned && !spanned.IsNull()) {
-    const auto x = yaml_decimal(spanned);
-    if (!x || !(*x >= 1) || *x != std::floor(*x)) {
-      const auto mark = spanned.Mark();
-      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
-                       "expected the transactions the status snapshots span, a whole number of at least 1, got '" + yaml_text(spanned) + "'");
-    }
-  }
   t.meta = with_defaults(meta, meta_schema());
   // The version decides the server's defaults and features (calibrate's flushing_defaults_of, the
   // free-page policy): one that does not read as MAJOR.MINOR[.PATCH] would pick some silently.
@@ -1155,16 +1144,21 @@ Trace load_trace(const std::string& dir) {
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
   check_log_against_meta(t, meta, meta_file, log);
-  // The snapshots lie within the run: they span at most the log's transactions and those in flight
-  // when the run started (a digit too many divided every counter by ten).
+  // The transactions the status snapshots span divide every counter: a whole number of at least 1,
+  // and at most the log's transactions and those in flight when the run started (the snapshots lie
+  // within the run; a digit too many divided every counter by ten).
+  const YAML::Node& meta_view = meta;  // const lookups: no keys are created
   if (const YAML::Node spanned = meta_view["status"] ? meta_view["status"]["transactions"] : YAML::Node(); spanned && !spanned.IsNull()) {
+    const auto mark = spanned.Mark();
+    const auto x = yaml_decimal(spanned);
+    if (!x || !(*x >= 1) || *x != std::floor(*x))
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
+                       "expected the transactions the status snapshots span, a whole number of at least 1, got '" + yaml_text(spanned) + "'");
     const double at_most = static_cast<double>(t.sysbench.transactions) + t.meta["workload"]["threads"].as<double>();
-    if (t.sysbench.transactions > 0 && spanned.as<double>() > at_most) {
-      const auto mark = spanned.Mark();
+    if (t.sysbench.transactions > 0 && *x > at_most)
       throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
                        yaml_text(spanned) + " transactions, more than the " + std::to_string(t.sysbench.transactions) + " that " + log +
                            " counts (plus one in flight per thread): the status snapshots lie within the run");
-    }
   }
   // An optional file that is there holds something: an empty one is a capture cut short, and its
   // comparisons would vanish without a word.

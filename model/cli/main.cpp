@@ -40,14 +40,23 @@ using poolsim::refuse_output_over_inputs;
 using poolsim::require_utf8_names;
 
 // The files a scenario's points name besides the scenario file: its `catalogue:` files and a profile
-// given by path, as the loader resolved them.
-std::vector<Input> scenario_inputs(const std::vector<poolsim::Scenario>& points) {
+// given by path, as the loader resolved them; each once (a sweep's or a plan's points share them).
+template <typename Points, typename ScenarioOf>
+std::vector<Input> scenario_inputs(const Points& points, ScenarioOf scenario_of) {
   std::vector<Input> inputs;
+  std::set<std::string> seen;
+  auto add = [&](const char* what, const std::string& path) {
+    if (seen.insert(path).second) inputs.push_back({what, path});
+  };
   for (const auto& point : points) {
-    for (const auto& f : point.catalogue_files) inputs.push_back({"the scenario's device catalogue", f});
-    if (!point.profile_file.empty()) inputs.push_back({"the scenario's profile", point.profile_file});
+    const poolsim::Scenario& s = scenario_of(point);
+    for (const auto& f : s.catalogue_files) add("the scenario's device catalogue", f);
+    if (!s.profile_file.empty()) add("the scenario's profile", s.profile_file);
   }
   return inputs;
+}
+std::vector<Input> scenario_inputs(const std::vector<poolsim::Scenario>& points) {
+  return scenario_inputs(points, [](const poolsim::Scenario& s) -> const poolsim::Scenario& { return s; });
 }
 
 int run_scenario(const std::string& file, const std::vector<std::string>& sets, const std::string& format,
@@ -111,9 +120,8 @@ int plan_command(const std::string& file, const poolsim::PlanOptions& options, c
   refuse_output_over_inputs(out_path, "--out", {{"the plan", file}, {"the plan's scenario", plan.scenario_file}});
   auto configs = poolsim::configurations(plan);  // every option's keys and values checked before any simulation
   // The catalogues and profiles the configurations read (the scenario's, or an option's) are inputs too.
-  std::vector<poolsim::Scenario> config_points;
-  for (const auto& c : configs) config_points.push_back(c.scenario);
-  refuse_output_over_inputs(out_path, "--out", scenario_inputs(config_points));
+  refuse_output_over_inputs(out_path, "--out",
+                            scenario_inputs(configs, [](const poolsim::Configuration& c) -> const poolsim::Scenario& { return c.scenario; }));
   bool show_progress = isatty(2);
   size_t done_before = 0;
   auto doc = poolsim::run_plan(plan, configs, options, [&](const std::vector<poolsim::Scenario>& points) {
