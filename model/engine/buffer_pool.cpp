@@ -293,16 +293,6 @@ std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
   return kNone;
 }
 
-void BufferPool::dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const {
-  if (depth == 0 || limit == 0) return;
-  const std::size_t end = out.size() + limit;
-  std::uint32_t seen = 0;
-  walk_from_tail([&](std::uint32_t page) {
-    if ((slots_[page].state & kDirty) && !(slots_[page].state & (kInFlight | kWriteFix))) out.push_back(page);
-    return ++seen < depth && out.size() < end;
-  });
-}
-
 std::uint32_t BufferPool::first_not_io_fixed_near_tail() const {
   std::uint32_t found = kNone;
   walk_from_tail([&](std::uint32_t page) {

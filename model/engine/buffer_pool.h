@@ -68,8 +68,6 @@ public:
   // the free list is empty, while the tail is often all dirty: the pages already found not evictable
   // are remembered (see tail_scanned_), so a call does not walk them again.
   std::uint32_t find_clean_near_tail(std::uint32_t depth);
-  // The dirty pages (not being written) within `depth` pages of the tail, nearest first, at most `limit`.
-  void dirty_near_tail(std::uint32_t depth, std::size_t limit, std::vector<std::uint32_t>& out) const;
   // The page nearest the tail that is neither being read nor written (kNone: none).
   std::uint32_t first_not_io_fixed_near_tail() const;
 

@@ -956,11 +956,29 @@ bool InnodbServer::choose_lru_batch(std::vector<std::uint32_t>& tail_dirty, bool
     // Kept: the written pages stay in the list, clean, and the next walk frees them.
     return !kept;
   }
-  std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
-  pool_.dirty_near_tail(want, share, tail_dirty);
-  // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_LRU_list_batch).
-  add_flush_neighbors(tail_dirty, /*lru=*/true, share);
-  for (auto p : tail_dirty) pool_.set_write_fix(p, true);  // taken: other flushers skip the later batches
+  // MySQL 5.6-8.x and MariaDB <= 10.4 (buf_flush_LRU_list_batch): each cleaner walks its instances'
+  // tails, freeing the clean pages it passes and writing the dirty ones, and stops once the free list
+  // holds lru_scan_depth or it has freed and written its lru_scan_depth per instance. So a pass finding
+  // the free list full writes nothing from the LRU: its dirty pages wait for the flush list.
+  const std::size_t share = (want + config_.page_cleaners - 1) / static_cast<std::uint32_t>(config_.page_cleaners);
+  std::size_t evicted = 0;
+  for (std::uint32_t page = pool_.lru_tail();
+       page != BufferPool::kNone && pool_.free_frames() < want && tail_dirty.size() + evicted < share;) {
+    const std::uint32_t previous = pool_.lru_previous(page);
+    if (pool_.in_flight(page) || pool_.write_fixed(page)) {
+      // being read or written: skipped
+    } else if (pool_.dirty(page)) {
+      tail_dirty.push_back(page);
+      pool_.set_write_fix(page, true);  // taken: other flushers skip it
+    } else {
+      pool_.evict(page);
+      ++evicted;
+    }
+    page = previous;
+  }
+  if (wake && evicted > 0) free_frame_waiters_.wake_all();
+  // A cleaner's pages, neighbours included, count against its lru_scan_depth (buf_flush_page_and_try_neighbors).
+  add_flush_neighbors(tail_dirty, /*lru=*/true, share - evicted);
   return true;
 }
 
@@ -1032,15 +1050,22 @@ double InnodbServer::flush_list_recommendation(std::uint64_t lsn, double elapsed
 }
 
 std::size_t InnodbServer::flush_list_batch(double n_pages) {
-  std::vector<std::uint32_t> batch;
-  pool_.oldest_dirty(static_cast<std::uint32_t>(std::max(0.0, n_pages)), BufferPool::kNoLsn, batch);
-  add_flush_neighbors(batch, /*lru=*/false, batch.size());  // neighbours count against the batch's pages
-  // Written in chunks, as InnoDB writes doublewrite-sized batches.
-  for (size_t i = 0; i < batch.size(); i += kDoublewriteBatchPages) {
-    std::vector<std::uint32_t> chunk(batch.begin() + i, batch.begin() + std::min(batch.size(), i + kDoublewriteBatchPages));
+  // The oldest pages, taken a doublewrite-sized chunk at a time as InnoDB's walk of the flush list
+  // dispatches them (buf_do_flush_list_batch): each chunk's pages are write-fixed as they are taken, so
+  // another cleaner's batch or an LRU walk meanwhile takes other pages, and no page is written twice.
+  const std::size_t want = static_cast<std::size_t>(std::max(0.0, n_pages));
+  std::size_t written = 0;
+  std::vector<std::uint32_t> chunk;
+  while (written < want) {
+    chunk.clear();
+    const std::size_t n = std::min<std::size_t>(kDoublewriteBatchPages, want - written);
+    pool_.oldest_dirty(static_cast<std::uint32_t>(n), BufferPool::kNoLsn, chunk);
+    if (chunk.empty()) break;
+    add_flush_neighbors(chunk, /*lru=*/false, chunk.size());  // neighbours count against the batch's pages
     flush_pages(chunk, /*evict=*/false);
+    written += chunk.size();
   }
-  return batch.size();
+  return written;
 }
 
 void InnodbServer::page_cleaner_loop() {
