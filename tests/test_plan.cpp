@@ -82,6 +82,16 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
                   "plan.yaml:14:28: key 'choices.b[0].price_usd': with this price the dearest configuration costs more than a number can hold");
 }
 
+// A quoted number in a `set:` was re-emitted plain and taken as the number; the scenario file refuses
+// it. Now the plan's line says so (a quoted string where a string belongs still passes).
+TEST(PlanInput, AQuotedNumberIsRefusedAtThePlansLineAsInTheScenario) {
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {database.io_capacity: \"2000\"}}\n"),
+                  "plan.yaml:12:70: key 'choices.more.x.set.database.io_capacity': '2000' is quoted, a string");
+  EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  more:\n    - {name: x, price_usd: 1, source: x, set: {database: {io_capacity: '2000'}}}\n"),
+                  "'2000' is quoted, a string");
+  EXPECT_EQ(load_error(plan_text("{tps: 10/s}") + "  net:\n    - {name: ib, price_usd: 1, source: x, set: {fabric.preset: \"ib-hdr100\"}}\n"), "");
+}
+
 // An option's key with an empty step: "" found the scenario's root and crashed the loader
 // (segmentation fault); "a." was refused as if the scenario file wrote it.
 TEST(PlanInput, AKeyWithAnEmptyStepIsRefusedAtItsLine) {

@@ -39,6 +39,35 @@ SpecPtr build_plan_schema() {
               {"choices", required(dict(seq(option), "Axes: name -> priced options; a configuration takes one option of each"))}});
 }
 
+// A `set:` value as the plan wrote it, for the override the scenario loader reads: a quoted scalar
+// stays quoted (yaml-cpp tags it "!" and its emitter drops that), so "4" where a number belongs is
+// refused as it is in the scenario file, where re-emitted plain it was taken as 4.
+void emit_as_written(YAML::Emitter& out, const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      out << YAML::BeginMap;
+      for (auto it = node.begin(); it != node.end(); ++it) {
+        out << YAML::Key;
+        emit_as_written(out, it->first);
+        out << YAML::Value;
+        emit_as_written(out, it->second);
+      }
+      out << YAML::EndMap;
+      break;
+    case YAML::NodeType::Sequence:
+      out << YAML::BeginSeq;
+      for (const auto& item : node) emit_as_written(out, item);
+      out << YAML::EndSeq;
+      break;
+    case YAML::NodeType::Scalar:
+      if (node.Tag() == "!") out << YAML::DoubleQuoted;
+      out << node.Scalar();
+      break;
+    default:
+      out << node;  // null or undefined, as before
+  }
+}
+
 // Keys an option may not set: the scenario's own machinery.
 bool is_reserved_key(const std::string& key) {
   return key.rfind("sweep", 0) == 0 || key.rfind("variant", 0) == 0 || key.rfind("validation", 0) == 0;
@@ -159,7 +188,8 @@ Plan load_plan_from_text(const std::string& yaml_text, const std::string& origin
       for (const auto& [leaf, leaf_key] : map_leaves)
         if (leaf_key == key) key_owner[leaf] = owner_name;
       YAML::Emitter text;
-      text << YAML::Flow << k->second;
+      text << YAML::Flow;
+      emit_as_written(text, k->second);
       sets.push_back({key, text.c_str()});
       locations.push_back(origin.locate(key_path, k->second));
     }
