@@ -648,6 +648,27 @@ _FINAL = {
 }
 
 
+def server_settings(variables_path):
+    """meta.yaml's server settings from the server's variables (name TAB value), where it printed them."""
+    try:
+        with open(variables_path) as f:
+            v = dict(line.rstrip("\n").split("\t", 1) for line in f if "\t" in line)
+    except OSError:
+        return {}
+    out = {}
+    on = {"ON": True, "1": True, "OFF": False, "0": False}
+    for key, name in (("flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit"), ("sync_binlog", "sync_binlog"),
+                      ("io_capacity", "innodb_io_capacity"), ("io_capacity_max", "innodb_io_capacity_max")):
+        if v.get(name, "").isdigit():
+            out[key] = int(v[name])
+    for key, name in (("doublewrite", "innodb_doublewrite"), ("binlog", "log_bin")):
+        if v.get(name) in on:
+            out[key] = on[v[name]]
+    if v.get("innodb_log_file_size", "").isdigit():
+        out["log_file_size"] = size_unit(int(v["innodb_log_file_size"]))
+    return out
+
+
 def parse_sysbench(path):
     res = {}
     with open(path) as f:
@@ -1120,6 +1141,7 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset, ba
                 shutil.copyfile(src, os.path.join(tmp, "fio", fn))
 
     summary = parse_sysbench(os.path.join(tmp, "sysbench.log"))
+    server_vars = server_settings(os.path.join(tmp, "variables.tsv"))
     m = re.match(r"(\d+\.\d+\.\d+)", version)
     meta = {
         "engine": {"product": "mariadb", "version": Quoted(m.group(1) if m else version),
@@ -1129,12 +1151,14 @@ def capture_point(args, loc, bp, threads, name, datadir, fio_outdir, dataset, ba
                      "table_size": args.table_size, "rand_type": args.rand_type,
                      "range_size": args.range_size, "threads": threads,
                      "duration_s": args.duration, "rate": args.rate},
-        "server": {"buffer_pool": size_unit(bp), "flush_log_at_trx_commit": 1,
-                   "doublewrite": True, "binlog": False, "sync_binlog": 0,
-                   "io_capacity": args.io_capacity,
-                   "flush_method": srv.flush_method(),
-                   "io_capacity_max": args.io_capacity_max or 2 * args.io_capacity,
-                   "log_file_size": size_unit(parse_size(args.log_file_size))},
+        # The settings as the server ran them (SHOW GLOBAL VARIABLES, variables.tsv): --mysqld-opt
+        # can change any of them, and poolsim refuses a meta.yaml its variables.tsv contradicts.
+        "server": dict({"buffer_pool": size_unit(bp), "flush_log_at_trx_commit": 1,
+                        "doublewrite": True, "binlog": False, "sync_binlog": 0,
+                        "io_capacity": args.io_capacity,
+                        "flush_method": srv.flush_method(),
+                        "io_capacity_max": args.io_capacity_max or 2 * args.io_capacity,
+                        "log_file_size": size_unit(parse_size(args.log_file_size))}, **server_vars),
         "host": host_info(),
         "storage": storage_info(args, loc, datadir),
         "dataset": {"datadir_bytes": dataset.get("datadir_bytes"),

@@ -1030,33 +1030,33 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
     YAML::Node meta = YAML::LoadFile(dir + "/meta.yaml");
     meta["server"].remove("buffer_pool_instances");
     std::ofstream(dir + "/meta.yaml") << meta << "\n";
-    const std::string big = scenario_for_trace(load_trace(dir), "p.yaml", {}, 5);
+    const std::string big = scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5);
     EXPECT_CONTAINS(big, "buffer_pool_instances: 8\n");
     EXPECT_CONTAINS(big, "page_cleaners: 4\n");
     meta["server"]["buffer_pool"] = "512MiB";
     std::ofstream(dir + "/meta.yaml") << meta << "\n";
-    const std::string small = scenario_for_trace(load_trace(dir), "p.yaml", {}, 5);
+    const std::string small = scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5);
     EXPECT_CONTAINS(small, "buffer_pool_instances: 1\n");
     EXPECT_CONTAINS(small, "page_cleaners: 1\n");
     // MariaDB 5.5 (as MySQL 5.5) defaulted to one instance whatever the pool's size.
     meta["server"]["buffer_pool"] = "4GiB";
     meta["engine"]["version"] = "5.5.68";
     std::ofstream(dir + "/meta.yaml") << meta << "\n";
-    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 1\n");
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5), "buffer_pool_instances: 1\n");
   }
   {
     // A count no server has in variables.tsv was named only at the scenario built from it, "(scenario
     // from meta.yaml)"; it is the trace's line now, text there too.
     std::string dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw50-t32", "bad-instances");
     for (const char* value : {"100", "0", "2.5", "many"}) {
-      std::ofstream(dir + "/variables.tsv") << "innodb_io_capacity\t200\ninnodb_buffer_pool_instances\t" << value << "\n";
+      std::ofstream(dir + "/variables.tsv") << "innodb_io_capacity\t4000\ninnodb_buffer_pool_instances\t" << value << "\n";
       const Trace t = load_trace(dir);
       auto e = error_of([&] { scenario_for_trace(t, "p.yaml", {}, 5); });
       EXPECT_CONTAINS(e, "variables.tsv:2: key 'innodb_buffer_pool_instances'");
       EXPECT_CONTAINS(e, "1 to 64");
     }
     std::ofstream(dir + "/variables.tsv") << "innodb_buffer_pool_instances\t4\n";
-    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), "p.yaml", {}, 5), "buffer_pool_instances: 4\n");
+    EXPECT_CONTAINS(scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5), "buffer_pool_instances: 4\n");
   }
   // flush_method fsync: the data files through the page cache, except on tmpfs, whose fitted device
   // is that cache already (the local-vm tmpfs runs ran with fsync, O_DIRECT not being available).
@@ -1813,6 +1813,46 @@ TEST(TraceReview, FiguresThatWouldBeReadWrongAreRefused) {
   replace_in_meta(dir, "read_only: false", "read_only: maybe");
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "meta.yaml:");
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "workload.read_only");
+}
+
+// Review (session 42), the items left: a server setting meta.yaml and variables.tsv disagree on, a
+// value the generated scenario refuses (blamed on that scenario), text where a variable's number
+// belongs (skipped for a default), and an iostat report cut short (its device averaged low).
+TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
+  std::string dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "meta-vs-variables");
+  replace_in_meta(dir, "io_capacity: 2000", "io_capacity: 1000");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "key 'server.io_capacity': says 1000 but the server ran with innodb_io_capacity 2000 (variables.tsv:");
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "flush-commit-vs-variables");
+  edit_file(dir + "/variables.tsv", [](std::string t) {
+    return replaced(t, "innodb_flush_log_at_trx_commit\t1", "innodb_flush_log_at_trx_commit\t2");
+  });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.flush_log_at_trx_commit': says 1 but the server ran with");
+  // Below InnoDB's minimum, or under io_capacity: refused at meta.yaml's line.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "low-io-capacity");
+  replace_in_meta(dir, "io_capacity_max: 4000", "io_capacity_max: 1500");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.io_capacity_max': is below server.io_capacity (2000)");
+  // A variable the scenario takes, out of its range or text: variables.tsv's line.
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "low-scan-depth");
+  edit_file(dir + "/variables.tsv", [](std::string t) { return replaced(t, "innodb_lru_scan_depth\t1536", "innodb_lru_scan_depth\t50"); });
+  e = error_of([&] { scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5); });
+  EXPECT_CONTAINS(e, "variables.tsv:231:");
+  EXPECT_CONTAINS(e, "key 'innodb_lru_scan_depth': expected a whole number of pages, at least 100");
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "text-dirty-pct");
+  edit_file(dir + "/variables.tsv", [](std::string t) {
+    return replaced(t, "innodb_max_dirty_pages_pct\t90.000000", "innodb_max_dirty_pages_pct\t90.0x");
+  });
+  EXPECT_CONTAINS(error_of([&] { scenario_for_trace(load_trace(dir), kTraces + "/local-vm/profile.yaml", {}, 5); }),
+                  "variables.tsv:232: key 'innodb_max_dirty_pages_pct': expected a percentage from 0 to 99.9");
+  // The last report cut after its first device.
+  dir = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "cut-iostat");
+  edit_file(dir + "/iostat.txt", [](std::string t) {
+    while (!t.empty() && t.back() == '\n') t.pop_back();
+    for (int i = 0; i < 2; ++i) t.erase(t.rfind('\n'));
+    return t + "\n";
+  });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "this report has no line for device 'md0'");
 }
 
 TEST(TraceReview, LegitVariantsParse) {

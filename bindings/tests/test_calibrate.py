@@ -198,3 +198,21 @@ def test_save_writes_into_a_fifo(tmp_path):
     reader.join(10)
     assert got == ["name: p\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert (tmp_path / "p-devices.yaml").read_text() == "{}\n"
+
+
+def test_capture_writes_the_servers_own_settings(root, tmp_path):
+    # calibrate/capture.py wrote flush_log_at_trx_commit 1, doublewrite on, no binlog into meta.yaml
+    # whatever --mysqld-opt had set; it now takes them from the server's variables (variables.tsv),
+    # which poolsim checks meta.yaml against.
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("capture", root / "calibrate" / "capture.py")
+    capture = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(capture)
+    variables = tmp_path / "variables.tsv"
+    variables.write_text("innodb_flush_log_at_trx_commit\t2\ninnodb_doublewrite\tOFF\nlog_bin\tON\nsync_binlog\t1\n"
+                         "innodb_io_capacity\t400\ninnodb_io_capacity_max\t800\ninnodb_log_file_size\t100663296\n")
+    assert capture.server_settings(str(variables)) == {
+        "flush_log_at_trx_commit": 2, "sync_binlog": 1, "io_capacity": 400, "io_capacity_max": 800,
+        "doublewrite": False, "binlog": True, "log_file_size": "96MiB"}
+    assert capture.server_settings(str(tmp_path / "none.tsv")) == {}

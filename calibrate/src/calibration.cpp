@@ -1085,6 +1085,21 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   return {p.str(), d.str(), report.str()};
 }
 
+namespace {
+// A server variable (variables.tsv) the scenario generated for the trace takes: a value outside what
+// the simulated server accepts, or text where a number belongs, is the trace's error at its line (the
+// generated scenario would name only itself, and text was skipped for the version's default).
+std::optional<double> checked_variable(const Trace& t, const std::string& variable, double min, double max, bool whole,
+                                       const std::string& what) {
+  const auto line = t.variable_lines.find(variable);
+  if (line == t.variable_lines.end()) return std::nullopt;
+  const auto v = t.variables.find(variable);
+  if (v == t.variables.end() || !(v->second >= min && v->second <= max) || (whole && v->second != std::round(v->second)))
+    throw InputError({(std::filesystem::path(t.dir) / "variables.tsv").string(), line->second, 0}, variable, "expected " + what);
+  return v->second;
+}
+}  // namespace
+
 std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
                                const std::vector<std::string>& catalogue_paths, double max_duration_s) {
   const auto& w = t.meta["workload"];
@@ -1140,21 +1155,22 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   const std::string& product = t.meta["engine"]["product"].Scalar();
   const std::string& version = t.meta["engine"]["version"].Scalar();
   const FlushingDefaults defaults = flushing_defaults_of(product, version);
-  for (const auto& [variable, key, default_pct] :
-       {std::tuple<const char*, const char*, double>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct", defaults.max_dirty_pages_pct},
-        {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm", defaults.max_dirty_pages_pct_lwm},
-        {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm", std::nan("")}}) {
-    auto v = t.variables.find(variable);
-    if (v != t.variables.end()) y << "  " << key << ": " << v->second << "%\n";
+  // (Ranges: what the scenario takes, 0-99.9 % and 0-70 %; the servers' own go to 99.999 and 70.)
+  for (const auto& [variable, key, default_pct, max_pct] :
+       {std::tuple<const char*, const char*, double, double>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct", defaults.max_dirty_pages_pct, 99.9},
+        {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm", defaults.max_dirty_pages_pct_lwm, 99.9},
+        {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm", std::nan(""), 70.0}}) {
+    const auto v = checked_variable(t, variable, 0.0, max_pct, false, std::string("a percentage from 0 to ") + (max_pct < 99 ? "70" : "99.9"));
+    if (v) y << "  " << key << ": " << *v << "%\n";
     else if (!std::isnan(default_pct)) y << "  " << key << ": " << default_pct << "%\n";
   }
   // innodb_flush_neighbors as the server ran (variables.tsv), else as meta.yaml's server section says.
-  auto neighbors = t.variables.find("innodb_flush_neighbors");
-  if (neighbors != t.variables.end()) y << "  flush_neighbors: " << neighbors->second << "\n";
+  if (const auto neighbors = checked_variable(t, "innodb_flush_neighbors", 0.0, 2.0, true, "0, 1 or 2 (as the server takes)"))
+    y << "  flush_neighbors: " << *neighbors << "\n";
   else if (s["flush_neighbors"]) y << "  flush_neighbors: " << s["flush_neighbors"].Scalar() << "\n";
   // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
-  auto scan_depth = t.variables.find("innodb_lru_scan_depth");
-  if (scan_depth != t.variables.end()) y << "  lru_scan_depth: " << scan_depth->second << "\n";
+  if (const auto scan_depth = checked_variable(t, "innodb_lru_scan_depth", 100.0, 1e9, true, "a whole number of pages, at least 100 (as the server takes)"))
+    y << "  lru_scan_depth: " << *scan_depth << "\n";
   // The data set's age, when the server counts B-tree page splits: a fresh copy of a prepared data
   // set splits its packed index at most inserts, an aged one rarely, and each split logs about a page
   // (the profile's redo_bytes_per_page_split). A state of the data, not an outcome of the hardware.
@@ -1165,16 +1181,10 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // the version divides the pool (variables.tsv, else meta.yaml's server section).
   long instances = 1;
   if (buffer_pool_instances_apply(product, version)) {
-    const std::string variable = "innodb_buffer_pool_instances";
-    auto v = t.variables.find(variable);
-    // A value no server has (it takes 1 to 64) is the trace's error, named at its line: the scenario
-    // built from the trace would name only itself. Text there is no count either.
-    if (auto line = t.variable_lines.find(variable); line != t.variable_lines.end() &&
-        (v == t.variables.end() || v->second != std::round(v->second) || v->second < 1 || v->second > 64))
-      throw InputError({(std::filesystem::path(t.dir) / "variables.tsv").string(), line->second, 0}, variable,
-                       "expected a whole number of instances from 1 to 64 (as the server takes)");
-    if (v != t.variables.end()) {
-      instances = std::lround(v->second);
+    // A value no server has (it takes 1 to 64) is the trace's error, named at its line.
+    if (const auto v = checked_variable(t, "innodb_buffer_pool_instances", 1.0, 64.0, true,
+                                        "a whole number of instances from 1 to 64 (as the server takes)")) {
+      instances = std::lround(*v);
       y << "  buffer_pool_instances: " << instances << "\n";
     } else if (s["buffer_pool_instances"]) {
       // Passed as written, for the scenario's checks to judge; a value that is not a number caps nothing.
@@ -1189,8 +1199,8 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   }
   // innodb_page_cleaners as the server ran, else the version's default; the server lowers it to the
   // buffer pool instances (innodb_page_cleaners in the MySQL 5.7 manual and MariaDB's documentation).
-  auto cleaners = t.variables.find("innodb_page_cleaners");
-  const long page_cleaners = cleaners != t.variables.end() ? std::lround(cleaners->second) : defaults.page_cleaners;
+  const auto cleaners = checked_variable(t, "innodb_page_cleaners", 1.0, 64.0, true, "a whole number of threads from 1 to 64 (as the server takes)");
+  const long page_cleaners = cleaners ? std::lround(*cleaners) : defaults.page_cleaners;
   y << "  page_cleaners: " << std::max(1L, std::min(page_cleaners, instances)) << "\n";
   // innodb_flush_method fsync (and O_DSYNC, which syncs only the log) reads the data files through the
   // OS page cache. On tmpfs the files are that cache already, and the trace's device (the fitted tmpfs)
