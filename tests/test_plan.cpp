@@ -2,6 +2,9 @@
 // force on a small space, and the analytic bound against the simulator on a grid.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <string>
+
 #include "plan/plan.h"
 #include "sim/simulation.h"
 #include "test_support.h"
@@ -80,6 +83,22 @@ TEST(PlanInput, ErrorsNameFileLineAndKey) {
   EXPECT_CONTAINS(load_error(plan_text("{tps: 10/s}") + "  a:\n    - {name: x, price_usd: 1e308, source: x}\n" +
                              "  b:\n    - {name: y, price_usd: 1e308, source: x}\n"),
                   "plan.yaml:14:28: key 'choices.b[0].price_usd': with this price the dearest configuration costs more than a number can hold");
+}
+
+// A check across two keys failed at the base scenario's line (io_capacity there, against the
+// io_capacity_max an option set): the option's line now, the scenario's message kept.
+TEST(PlanInput, AClashAnOptionCausesIsNamedAtTheOption) {
+  const std::string e = load_error(plan_text("{tps: 10/s}") + "  flush:\n    - {name: low, price_usd: 1, source: x, set: {database.io_capacity_max: 1000}}\n");
+  EXPECT_CONTAINS(e, "plan.yaml:12:");
+  EXPECT_CONTAINS(e, "key 'choices.flush.low.set.database.io_capacity_max': with the scenario's own settings this value is refused: ");
+  EXPECT_CONTAINS(e, "io_capacity 2000 is above io_capacity_max 1000");
+  // A base scenario that is wrong by itself keeps its own line.
+  const std::string broken = write_temp(
+      "plan-broken-base.yaml", std::regex_replace(kBaseScenario, std::regex("io_capacity: 2000"), "io_capacity: 2000, io_capacity_max: 1000"));
+  const std::string own = load_error("scenario: " + broken + "\ntarget: {tps: 10/s}\nchoices:\n  flush:\n"
+                                     "    - {name: low, price_usd: 1, source: x, set: {database.buffer_pool: 16MiB}}\n");
+  EXPECT_CONTAINS(own, "plan-broken-base.yaml:");
+  EXPECT_EQ(own.find("choices.flush"), std::string::npos) << own;
 }
 
 // A quoted number in a `set:` was re-emitted plain and taken as the number; the scenario file refuses

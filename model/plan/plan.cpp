@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -378,9 +379,22 @@ ThroughputBound throughput_bound(const Scenario& s) {
   return b;
 }
 
+namespace {
+// Whether the plan's scenario loads as written, without the plan's values.
+bool scenario_loads_alone(const std::string& file) {
+  try {
+    load_scenarios(file, {}, /*expand_sweep=*/false);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+}  // namespace
+
 std::vector<Configuration> configurations(const Plan& plan) {
   std::vector<Configuration> out;
   std::vector<size_t> index(plan.axes.size(), 0);
+  std::optional<bool> base_loads;  // asked once, on the first error
   while (true) {
     Configuration c;
     c.choice = index;
@@ -392,6 +406,25 @@ std::vector<Configuration> configurations(const Plan& plan) {
       c.cost_usd += o.price_usd;
       overrides.insert(overrides.end(), o.sets.begin(), o.sets.end());
     }
+    // A check across keys (io_capacity against io_capacity_max, ...) is reported at the scenario
+    // file's key, but when the scenario loads alone a value the plan sets made it fail: named at that
+    // value in the plan, the first in the section of the key reported.
+    auto blame_a_plan_value = [&](const InputError& e) {
+      if (e.where().file != plan.scenario_file || e.key().empty()) return;
+      if (!base_loads) base_loads = scenario_loads_alone(plan.scenario_file);
+      if (!*base_loads) return;
+      const std::string section = e.key().substr(0, e.key().find('.'));
+      auto same_section = [&](const std::string& path) { return path == section || path.rfind(section + ".", 0) == 0; };
+      const std::string detail = "with the scenario's own settings this value is refused: " + std::string(e.what());
+      for (size_t k = 0; k < plan.sets.size(); ++k)
+        if (same_section(plan.sets[k].path)) throw InputError(plan.set_locations[k], "set." + plan.sets[k].path, detail);
+      for (size_t a = 0; a < plan.axes.size(); ++a) {
+        const auto& o = plan.axes[a].options[index[a]];
+        for (size_t k = 0; k < o.sets.size(); ++k)
+          if (same_section(o.sets[k].path))
+            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + o.sets[k].path, detail);
+      }
+    };
     try {
       auto points = load_scenarios(plan.scenario_file, overrides, /*expand_sweep=*/false);
       c.scenario = std::move(points.front());
@@ -401,7 +434,10 @@ std::vector<Configuration> configurations(const Plan& plan) {
       if (e.where().file == plan.scenario_file && e.where().line == 0 && e.key().empty())
         throw InputError(plan.scenario_where, "scenario", e.detail());
       const std::string prefix = "--set ";
-      if (e.where().file.rfind(prefix, 0) != 0) throw;
+      if (e.where().file.rfind(prefix, 0) != 0) {
+        blame_a_plan_value(e);
+        throw;
+      }
       std::string key = e.where().file.substr(prefix.size(), e.where().file.find('=') - prefix.size());
       // target.threads becomes workload.threads: a value the scenario refuses is the plan's line.
       if (key == "workload.threads" && plan.target.threads > 0)
