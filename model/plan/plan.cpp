@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <iomanip>
 #include <map>
 #include <optional>
@@ -406,6 +407,18 @@ std::vector<Configuration> configurations(const Plan& plan) {
       c.cost_usd += o.price_usd;
       overrides.insert(overrides.end(), o.sets.begin(), o.sets.end());
     }
+    // Throws at the first value this configuration's plan sets (the plan's own `set:`, then its
+    // options') whose key `match` accepts, naming it in the plan; returns when none does.
+    auto throw_at_plan_value = [&](const std::function<bool(const std::string&)>& match, const std::string& detail) {
+      for (size_t k = 0; k < plan.sets.size(); ++k)
+        if (match(plan.sets[k].path)) throw InputError(plan.set_locations[k], "set." + plan.sets[k].path, detail);
+      for (size_t a = 0; a < plan.axes.size(); ++a) {
+        const auto& o = plan.axes[a].options[index[a]];
+        for (size_t k = 0; k < o.sets.size(); ++k)
+          if (match(o.sets[k].path))
+            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + o.sets[k].path, detail);
+      }
+    };
     // A check across keys (io_capacity against io_capacity_max, ...) is reported at the scenario
     // file's key, but when the scenario loads alone a value the plan sets made it fail: named at that
     // value in the plan, the first in the section of the key reported.
@@ -414,16 +427,8 @@ std::vector<Configuration> configurations(const Plan& plan) {
       if (!base_loads) base_loads = scenario_loads_alone(plan.scenario_file);
       if (!*base_loads) return;
       const std::string section = e.key().substr(0, e.key().find('.'));
-      auto same_section = [&](const std::string& path) { return path == section || path.rfind(section + ".", 0) == 0; };
-      const std::string detail = "with the scenario's own settings this value is refused: " + std::string(e.what());
-      for (size_t k = 0; k < plan.sets.size(); ++k)
-        if (same_section(plan.sets[k].path)) throw InputError(plan.set_locations[k], "set." + plan.sets[k].path, detail);
-      for (size_t a = 0; a < plan.axes.size(); ++a) {
-        const auto& o = plan.axes[a].options[index[a]];
-        for (size_t k = 0; k < o.sets.size(); ++k)
-          if (same_section(o.sets[k].path))
-            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + o.sets[k].path, detail);
-      }
+      throw_at_plan_value([&](const std::string& path) { return path == section || path.rfind(section + ".", 0) == 0; },
+                          "with the scenario's own settings this value is refused: " + std::string(e.what()));
     };
     try {
       auto points = load_scenarios(plan.scenario_file, overrides, /*expand_sweep=*/false);
@@ -442,16 +447,8 @@ std::vector<Configuration> configurations(const Plan& plan) {
       // target.threads becomes workload.threads: a value the scenario refuses is the plan's line.
       if (key == "workload.threads" && plan.target.threads > 0)
         throw InputError(plan.target.threads_where, "target.threads", e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
-      for (size_t k = 0; k < plan.sets.size(); ++k)
-        if (plan.sets[k].path == key)
-          throw InputError(plan.set_locations[k], "set." + key, e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
-      for (size_t a = 0; a < plan.axes.size(); ++a) {
-        const auto& o = plan.axes[a].options[index[a]];
-        for (size_t k = 0; k < o.sets.size(); ++k)
-          if (o.sets[k].path == key)
-            throw InputError(o.set_locations[k], "choices." + plan.axes[a].name + "." + o.name + ".set." + key,
-                             e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
-      }
+      throw_at_plan_value([&](const std::string& path) { return path == key; },
+                          e.key() == key ? e.detail() : "key '" + e.key() + "': " + e.detail());
       throw;
     }
     for (size_t a = 0; a < plan.axes.size(); ++a) c.scenario.params[plan.axes[a].name] = plan.axes[a].options[index[a]].name;
