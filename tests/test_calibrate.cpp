@@ -1855,6 +1855,14 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "this report has no line for device 'md0'");
 }
 
+// sysbench 0.5's older summary says "deadlocks:" where later ones say "ignored errors:": the count was
+// not read, so the mix check allowed no retried statements for such a log.
+TEST(TraceReview, AnOlderSummarysDeadlocksAreItsIgnoredErrors) {
+  const std::string log = poolsim::testing::read_file(kTraces + "/mdev-13845/bp4G-rw50-t8/sysbench.log");
+  EXPECT_EQ(parse_sysbench_log(replaced(log, "ignored errors:                      0 ", "deadlocks:                           37 "), "s.log").ignored_errors, 37u);
+  EXPECT_EQ(parse_sysbench_log(replaced(log, "ignored errors:                      0 ", "ignored errors:                      12 "), "s.log").ignored_errors, 12u);
+}
+
 TEST(TraceReview, LegitVariantsParse) {
   // fio's fsync in its global options, and a note fio writes ahead of the JSON.
   std::string fio = poolsim::testing::read_file(kTraces + "/local-vm/disk-bp1G-t4/fio/randwrite-16k-fsync-qd1.json");

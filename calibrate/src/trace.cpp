@@ -310,7 +310,8 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   const std::regex interval10(R"(^\[\s*(\d+)s\s*\]\s+thds:\s*(\d+)\s+tps:\s*([\d.]+).*lat \(ms,(\d+)%\):\s*([\d.]+))");
   const std::regex interval05(R"(^\[\s*(\d+)s\]\s+threads:\s*(\d+),\s*tps:\s*([\d.]+).*response time:\s*([\d.]+)ms \((\d+)%\))");
   const std::regex events(R"(^\s*total number of events:\s+(\d+)\s*$)");
-  const std::regex ignored_errors(R"(^\s*ignored errors:\s+(\d+)\s)");
+  // Older sysbench 0.5 builds (and 0.4) name the same count "deadlocks:".
+  const std::regex ignored_errors(R"(^\s*(?:ignored errors|deadlocks):\s+(\d+)\s)");
   const std::regex transactions(R"(^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex queries(R"(^\s*(queries|read/write requests):\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex count(R"(^\s*(read|write|other):\s+(\d+)\s*$)");
