@@ -1085,21 +1085,6 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   return {p.str(), d.str(), report.str()};
 }
 
-namespace {
-// A server variable (variables.tsv) the scenario generated for the trace takes: a value outside what
-// the simulated server accepts, or text where a number belongs, is the trace's error at its line (the
-// generated scenario would name only itself, and text was skipped for the version's default).
-std::optional<double> checked_variable(const Trace& t, const std::string& variable, double min, double max, bool whole,
-                                       const std::string& what) {
-  const auto line = t.variable_lines.find(variable);
-  if (line == t.variable_lines.end()) return std::nullopt;
-  const auto v = t.variables.find(variable);
-  if (v == t.variables.end() || !(v->second >= min && v->second <= max) || (whole && v->second != std::round(v->second)))
-    throw InputError({(std::filesystem::path(t.dir) / "variables.tsv").string(), line->second, 0}, variable, "expected " + what);
-  return v->second;
-}
-}  // namespace
-
 std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
                                const std::vector<std::string>& catalogue_paths, double max_duration_s) {
   const auto& w = t.meta["workload"];
@@ -1160,16 +1145,16 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
        {std::tuple<const char*, const char*, double, double>{"innodb_max_dirty_pages_pct", "max_dirty_pages_pct", defaults.max_dirty_pages_pct, 99.9},
         {"innodb_max_dirty_pages_pct_lwm", "max_dirty_pages_pct_lwm", defaults.max_dirty_pages_pct_lwm, 99.9},
         {"innodb_adaptive_flushing_lwm", "adaptive_flushing_lwm", std::nan(""), 70.0}}) {
-    const auto v = checked_variable(t, variable, 0.0, max_pct, false, std::string("a percentage from 0 to ") + (max_pct < 99 ? "70" : "99.9"));
+    const auto v = t.checked_variable(variable, 0.0, max_pct, false, std::string("a percentage from 0 to ") + (max_pct < 99 ? "70" : "99.9"));
     if (v) y << "  " << key << ": " << *v << "%\n";
     else if (!std::isnan(default_pct)) y << "  " << key << ": " << default_pct << "%\n";
   }
   // innodb_flush_neighbors as the server ran (variables.tsv), else as meta.yaml's server section says.
-  if (const auto neighbors = checked_variable(t, "innodb_flush_neighbors", 0.0, 2.0, true, "0, 1 or 2 (as the server takes)"))
+  if (const auto neighbors = t.checked_variable("innodb_flush_neighbors", 0.0, 2.0, true, "0, 1 or 2 (as the server takes)"))
     y << "  flush_neighbors: " << *neighbors << "\n";
   else if (s["flush_neighbors"]) y << "  flush_neighbors: " << s["flush_neighbors"].Scalar() << "\n";
   // The free pages the LRU flush keeps (MariaDB 10.11's innodb_lru_scan_depth is 1536, the scenario's default MySQL's 1024).
-  if (const auto scan_depth = checked_variable(t, "innodb_lru_scan_depth", 100.0, 1e9, true, "a whole number of pages, at least 100 (as the server takes)"))
+  if (const auto scan_depth = t.checked_variable("innodb_lru_scan_depth", 100.0, 1e9, true, "a whole number of pages, at least 100 (as the server takes)"))
     y << "  lru_scan_depth: " << *scan_depth << "\n";
   // The data set's age, when the server counts B-tree page splits: a fresh copy of a prepared data
   // set splits its packed index at most inserts, an aged one rarely, and each split logs about a page
@@ -1182,7 +1167,7 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   long instances = 1;
   if (buffer_pool_instances_apply(product, version)) {
     // A value no server has (it takes 1 to 64) is the trace's error, named at its line.
-    if (const auto v = checked_variable(t, "innodb_buffer_pool_instances", 1.0, 64.0, true,
+    if (const auto v = t.checked_variable("innodb_buffer_pool_instances", 1.0, 64.0, true,
                                         "a whole number of instances from 1 to 64 (as the server takes)")) {
       instances = std::lround(*v);
       y << "  buffer_pool_instances: " << instances << "\n";
@@ -1199,7 +1184,7 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   }
   // innodb_page_cleaners as the server ran, else the version's default; the server lowers it to the
   // buffer pool instances (innodb_page_cleaners in the MySQL 5.7 manual and MariaDB's documentation).
-  const auto cleaners = checked_variable(t, "innodb_page_cleaners", 1.0, 64.0, true, "a whole number of threads from 1 to 64 (as the server takes)");
+  const auto cleaners = t.checked_variable("innodb_page_cleaners", 1.0, 64.0, true, "a whole number of threads from 1 to 64 (as the server takes)");
   const long page_cleaners = cleaners ? std::lround(*cleaners) : defaults.page_cleaners;
   y << "  page_cleaners: " << std::max(1L, std::min(page_cleaners, instances)) << "\n";
   // innodb_flush_method fsync (and O_DSYNC, which syncs only the log) reads the data files through the

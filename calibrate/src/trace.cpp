@@ -996,6 +996,16 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
   return (a->second - b->second) / transactions;
 }
 
+std::optional<double> Trace::checked_variable(const std::string& variable, double min, double max, bool whole,
+                                              const std::string& what) const {
+  const auto line = variable_lines.find(variable);
+  if (line == variable_lines.end()) return std::nullopt;
+  const auto v = variables.find(variable);
+  if (v == variables.end() || !(v->second >= min && v->second <= max) || (whole && v->second != std::round(v->second)))
+    throw InputError({(fs::path(dir) / "variables.tsv").string(), line->second, 0}, variable, "expected " + what);
+  return v->second;
+}
+
 std::optional<DeviceAwait> Trace::device_await(const std::string& device) const {
   auto a = diskstats_after.find(device), b = diskstats_before.find(device);
   if (a == diskstats_after.end() || b == diskstats_before.end()) return std::nullopt;
@@ -1140,22 +1150,18 @@ void check_meta_against_variables(const Trace& t, const YAML::Node& meta, const 
                                       {"io_capacity_max", "innodb_io_capacity_max"},
                                       {"flush_log_at_trx_commit", "innodb_flush_log_at_trx_commit"},
                                       {"sync_binlog", "sync_binlog"}}) {
-    const auto line = t.variable_lines.find(variable);
-    if (line == t.variable_lines.end()) continue;
-    const auto value = t.variables.find(variable);
-    if (value == t.variables.end())
-      throw InputError({variables_file, line->second, 0}, variable, "expected a number (the server prints one), got text");
-    if (!server[key]) continue;
+    const auto value = t.checked_variable(variable, -HUGE_VAL, HUGE_VAL, false, "a number (the server prints one)");
+    if (!value || !server[key]) continue;
     const std::string written = server[key].Scalar();
     const auto meta_value = std::string(key) == "buffer_pool" ? parse_quantity(written, Dimension::Bytes, nullptr)
                                                               : std::optional<double>(std::strtod(written.c_str(), nullptr));
-    if (meta_value && *meta_value != value->second) {
+    if (meta_value && *meta_value != *value) {
       std::ostringstream figure;
       figure.precision(15);
-      figure << value->second;
+      figure << *value;
       throw InputError(Origin{meta_file, {}}.locate(std::string("server.") + key, server[key]), std::string("server.") + key,
                        "says " + written + " but the server ran with " + variable + " " + figure.str() + " (" +
-                           fs::path(variables_file).filename().string() + ":" + std::to_string(line->second) + ")");
+                           fs::path(variables_file).filename().string() + ":" + std::to_string(t.variable_lines.at(variable)) + ")");
     }
   }
 }

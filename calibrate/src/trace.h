@@ -140,6 +140,11 @@ struct Trace {
   // The block layer's mean await of `device` over the run (diskstats after - before, divided by
   // the measured window capture.window_s, else the sysbench run time); nullopt without diskstats.
   std::optional<DeviceAwait> device_await(const std::string& device) const;
+  // A server variable the trace recorded (variables.tsv), nullopt when it did not record it. Text where
+  // a number belongs, a value outside [min, max], or a fraction where `whole` is asked, is the trace's
+  // InputError at the variable's line in variables.tsv, "expected <what>".
+  std::optional<double> checked_variable(const std::string& variable, double min, double max, bool whole,
+                                         const std::string& what) const;
 };
 
 std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file);
