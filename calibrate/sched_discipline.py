@@ -18,6 +18,7 @@ the server are two threads that wake each other. Two disciplines:
   (1 + log2 2 CPUs), SCHED_TUNABLESCALING_LOG).
 
     /usr/bin/python3 calibrate/sched_discipline.py [transactions]
+    /usr/bin/python3 calibrate/sched_discipline.py --group-commit [transactions]
 
 Prints, per thread count and discipline, the transaction latency's p95 and p99 over its mean and the
 waits for a CPU after a wake-up (mean, SCV, max), to set against perf sched's `sch_delay` rows of
@@ -42,11 +43,29 @@ def gamma(rng, mean, scv):
 
 
 def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, client_us=25.0, scv=0.42,
-             tail_share=0.0, tail_mean_us=3800.0, transactions=20000, seed=1):
+             tail_share=0.0, tail_mean_us=3800.0, transactions=20000, seed=1, log_write_us=0.0, log_flush_us=0.0,
+             wake_us=5.0, stats=None):
     """Returns, after a 10 % warm-up and in seconds: the transactions' latencies, the waits for a
     CPU after a wake-up, and each statement's cycle as its client sees it (from the end of one of
-    its client bursts to the end of the next: the server's wait and run, then the client's)."""
+    its client bursts to the end of the next: the server's wait and run, then the client's).
+
+    With `log_write_us` > 0 the last statement (COMMIT) makes its transaction durable by group
+    commit, as InnoDB with innodb_flush_log_at_trx_commit = 1 does: the first committer finding the
+    log idle leads, sleeps in its write and then in its fsync (fixed device times), and after each
+    wakes and runs `wake_us` on a core before it goes on; at the end it releases the group: the
+    committers its write covered go on to their client burst, and the first of the others leads the
+    next group (woken, it too runs `wake_us` before it writes). `stats`, a dict, gets `fsyncs` and
+    `commits` counted after the warm-up."""
     rng = random.Random(seed)
+    wake_s, write_s, flush_s = wake_us * 1e-6, log_write_us * 1e-6, log_flush_us * 1e-6
+    # Group commit: each commit's position in the log, the positions written and flushed, the leader's
+    # step after its current burst, and the committers waiting for a group.
+    appended = flushed = group_target = 0
+    log_busy = False
+    step = [None] * threads        # None, "flush" (its write done), "release" (its fsync done), "lead"
+    commit_lsn = [0] * threads
+    log_waiters = []               # threads, in the order they began to wait
+    fsyncs = commits = 0
     server_s, client_s, tail_mean_s = server_us * 1e-6, client_us * 1e-6, tail_mean_us * 1e-6
     # Entity 2i is thread i's server side, 2i+1 its client side; one of the two is runnable at a time.
     vruntime = [0.0] * (2 * threads)
@@ -145,11 +164,76 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
         else:
             running[c] = None
 
+    def to_client(i, now):
+        side[i] = 1
+        remaining[i] = burst(i)
+        wake(i, now)
+
+    def woken_server(i, now, next_step):
+        """Thread i's server side wakes to run `wake_us`, then takes `next_step`."""
+        step[i] = next_step
+        side[i] = 0
+        remaining[i] = wake_s
+        wake(i, now)
+
+    def sleep_io(i, now, seconds, next_step):
+        heapq.heappush(events, (now + seconds, next_sequence(), -1, i))
+        step[i] = next_step
+
+    def commit(i, now):
+        """Thread i's COMMIT ran; True when its transaction is durable at once (it goes on)."""
+        nonlocal appended, log_busy, group_target, commits
+        appended += 1
+        commit_lsn[i] = appended
+        if completed > warm:
+            commits += 1
+        if not log_busy:
+            log_busy = True
+            group_target = appended
+            sleep_io(i, now, write_s, "flush")
+        else:
+            log_waiters.append(i)
+        return False
+
+    def after_wake(i, c, now):
+        """The leader's `wake_us` burst ended on core c: its next step."""
+        nonlocal flushed, log_busy, group_target, fsyncs
+        what = step[i]
+        dispatch(c, now)
+        if what == "flush":
+            sleep_io(i, now, flush_s, "release")
+            return
+        if what == "lead":
+            group_target = appended
+            sleep_io(i, now, write_s, "flush")
+            return
+        # "release": the group is durable; the committers it covers go on, the first other one leads.
+        if completed > warm:
+            fsyncs += 1
+        flushed = group_target
+        step[i] = None
+        still = []
+        for w in log_waiters:
+            if commit_lsn[w] <= flushed:
+                to_client(w, now)
+            else:
+                still.append(w)
+        log_waiters[:] = still
+        if log_waiters:
+            woken_server(log_waiters.pop(0), now, "lead")
+        else:
+            log_busy = False
+        to_client(i, now)
+
     for i in range(threads):
         remaining[i] = burst(i)
         wake(i, 0.0)
     while completed < transactions:
         now, seq, c, e = heapq.heappop(events)
+        if c < 0:  # a log IO completed: its thread wakes
+            i = e
+            woken_server(i, now, step[i])
+            continue
         if armed[c] != seq:
             continue  # preempted: this end was cancelled
         account(c, now)
@@ -157,6 +241,13 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
         if remaining[i] > 1e-12:  # the slice ended first
             heapq.heappush(queue, (vruntime[e], next_sequence(), e))
             start(c, heapq.heappop(queue)[2], now)
+            continue
+        if side[i] == 0 and step[i] is not None:
+            after_wake(i, c, now)
+            continue
+        if side[i] == 0 and write_s > 0 and done_statements[i] == statements - 1:
+            commit(i, now)
+            dispatch(c, now)
             continue
         if side[i] == 0:
             side[i] = 1
@@ -175,6 +266,8 @@ def simulate(discipline, threads, cores=2, statements=20, server_us=110.0, clien
         remaining[i] = burst(i)
         dispatch(c, now)
         wake(i, now)
+    if stats is not None:
+        stats.update(fsyncs=fsyncs, commits=commits)
     return latencies, waits, cycles
 
 
@@ -186,7 +279,29 @@ def summary(values):
     return mean, values[int(0.95 * n)], values[int(0.99 * n)], scv, values[-1]
 
 
+# The VM's disk under MariaDB's redo log (traces/local-vm/disk-bp3G-t*, no page reads or writes):
+# threads -> (mean write await, mean flush await) in us from /proc/diskstats over the run, and the
+# fsyncs per transaction the server made (Innodb_data_fsyncs).
+DISK_3G = {1: (120.0, 204.0, 1.00), 4: (122.0, 171.0, 0.90), 16: (140.0, 219.0, 0.56), 64: (231.0, 435.0, 0.22)}
+
+
+def group_commit(transactions):
+    """Fsyncs per transaction under group commit for each discipline, against disk-bp3G-t*."""
+    print(f"{'threads':>7} {'measured':>8} {'fcfs':>8} {'cfs':>8}   fsyncs per transaction (wake-up CPU 5 us)")
+    for threads, (write_us, flush_us, measured) in DISK_3G.items():
+        row = []
+        for discipline in ("fcfs", "cfs"):
+            stats = {}
+            simulate(discipline, threads, server_us=104.0, client_us=25.0, transactions=transactions,
+                     log_write_us=write_us, log_flush_us=flush_us, stats=stats)
+            row.append(stats["fsyncs"] / stats["commits"])
+        print(f"{threads:>7} {measured:>8.2f} {row[0]:>8.2f} {row[1]:>8.2f}")
+    return 0
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--group-commit":
+        return group_commit(int(argv[2]) if len(argv) > 2 else 20000)
     transactions = int(argv[1]) if len(argv) > 1 else 20000
     print(f"{'threads':>7} {'discipline':>10} {'tail':>5} {'mean ms':>8} {'p95/mean':>8} {'p99/mean':>8}"
           f" {'wait us':>8} {'wait SCV':>8} {'wait max ms':>11} {'stmt p95/mean':>13} {'stmt p99/mean':>13}")
