@@ -1863,6 +1863,22 @@ TEST(TraceReview, AnOlderSummarysDeadlocksAreItsIgnoredErrors) {
   EXPECT_EQ(parse_sysbench_log(replaced(log, "ignored errors:                      0 ", "ignored errors:                      12 "), "s.log").ignored_errors, 12u);
 }
 
+// A capture figure written null is one capture.py did not record (load_trace lets it pass): the
+// block layer's awaits read capture.window_s with yaml-cpp's conversion, whose "bad conversion" named
+// no file or key (found by mutating meta.yaml's values, session 44).
+TEST(TraceReview, ANullCaptureFigureIsNotRecorded) {
+  const std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "null-window");
+  replace_in_meta(dir, "window_s: 45.29", "window_s: null");
+  const Trace t = load_trace(dir);
+  EXPECT_TRUE(std::isnan(t.capture_figure("window_s")));
+  const auto await = t.device_await("vda");
+  ASSERT_TRUE(await.has_value());
+  const Trace recorded = load_trace(kTraces + "/local-vm/disk-bp1G-t4");
+  // Without the window, the rates are over sysbench's run time instead of the capture's.
+  EXPECT_NEAR(await->reads_per_s * t.sysbench.total_time_s, recorded.device_await("vda")->reads_per_s * 45.29, 1e-6);
+  EXPECT_EQ(await->read_s, recorded.device_await("vda")->read_s);
+}
+
 TEST(TraceReview, LegitVariantsParse) {
   // fio's fsync in its global options, and a note fio writes ahead of the JSON.
   std::string fio = poolsim::testing::read_file(kTraces + "/local-vm/disk-bp1G-t4/fio/randwrite-16k-fsync-qd1.json");

@@ -137,22 +137,10 @@ const std::map<std::string, double> kStatementShape = {
     {"order_range", 2.0}, {"distinct_range", 2.25}, {"index_update", 1.5}, {"non_index_update", 1.5},
     {"delete", 1.25}, {"insert", 1.5}};
 
-double capture_value(const Trace& t, const char* key) {
-  const YAML::Node& meta = t.meta;  // const lookups: no keys are created
-  const YAML::Node c = meta["capture"];
-  if (!c || !c.IsMap() || !c[key] || c[key].IsNull()) return std::nan("");
-  const YAML::Node v = c[key];
-  const auto x = yaml_decimal(v);  // yaml-cpp's own error ("bad conversion") names no file or key
-  if (!x)
-    throw InputError({t.dir + "/meta.yaml", v.Mark().line + 1, v.Mark().column + 1}, std::string("capture.") + key,
-                     "expected a number, got '" + yaml_text(v) + "'");
-  return *x;
-}
-
 // The host's core speed when the trace ran: `sysbench cpu` events per second on one thread, the
 // mean of the probes before and after the point (capture.py --cpu-probe); NaN when not recorded.
 double cpu_probe_eps(const Trace& t) {
-  double before = capture_value(t, "cpu_probe_eps_before"), after = capture_value(t, "cpu_probe_eps_after");
+  double before = t.capture_figure("cpu_probe_eps_before"), after = t.capture_figure("cpu_probe_eps_after");
   if (std::isnan(before)) return after;
   if (std::isnan(after)) return before;
   return (before + after) / 2;
@@ -240,11 +228,11 @@ MeasuredCpu measured_cpu(const Trace& t) {
   MeasuredCpu m;
   if (t.sysbench.tps <= 0) return m;
   double cores = t.meta["host"]["cores"].as<double>();
-  double server = capture_value(t, "mariadbd_cpu_pct");
+  double server = t.capture_figure("mariadbd_cpu_pct");
   if (!std::isnan(server)) {
     m.per_txn_s = server / 100.0 * cores / t.sysbench.tps;
-    m.busy_pct = capture_value(t, "busy_pct");
-    m.steal_pct = capture_value(t, "steal_pct");
+    m.busy_pct = t.capture_figure("busy_pct");
+    m.steal_pct = t.capture_figure("steal_pct");
   } else if (t.iostat) {
     auto mean = t.iostat->run_mean();
     m.per_txn_s = mean.busy_pct() / 100.0 * t.iostat->cpus / t.sysbench.tps;
@@ -866,7 +854,7 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
       frames_sum += total->second / (*pool / kInnodbPageBytes);
       ++frames_n;
     }
-    double sb = host_wide ? std::nan("") : capture_value(*t, "sysbench_cpu_pct");
+    double sb = host_wide ? std::nan("") : t->capture_figure("sysbench_cpu_pct");
     double cores = t->meta["host"]["cores"].as<double>();
     if (!std::isnan(sb))
       client_rows.push_back({statements_per_txn(*t), std::max(0.0, t->meta["workload"]["threads"].as<double>() - cores),
@@ -1095,8 +1083,8 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << yaml_scalar(catalogue_paths[i], true);
   y << "]\n";
   // CPU the run did not have: other processes, and the hypervisor's steal (measured per trace).
-  double background = std::isnan(capture_value(t, "other_cpu_cores")) ? 0 : capture_value(t, "other_cpu_cores");
-  double steal_pct = capture_value(t, "steal_pct");
+  double background = std::isnan(t.capture_figure("other_cpu_cores")) ? 0 : t.capture_figure("other_cpu_cores");
+  double steal_pct = t.capture_figure("steal_pct");
   if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background;
   // The host's memory sizes the OS page cache beside the pool (flush_method fsync); without it the
@@ -1215,11 +1203,11 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   // capture.py warms the pool with its own thread count (capture.warmup_threads) for capture.warmup_s.
   // The model's warm-up threads are a closed loop it stops at the warm-up's end, which an open loop
   // does not have: a --rate trace warms up at its own rate instead.
-  double warmup_threads = capture_value(t, "warmup_threads");
+  double warmup_threads = t.capture_figure("warmup_threads");
   if (warmup_threads >= 1 && !open_loop) y << "  warmup_threads: " << std::lround(warmup_threads) << "\n";
   // The capture's own warm-up before its measured run (capture.warmup_s: the pool starts full of clean
   // pages, as after InnoDB's buffer pool load at startup, and dirty pages build up from there), else 2 s.
-  double warmup_s = capture_value(t, "warmup_s");
+  double warmup_s = t.capture_figure("warmup_s");
   if (!(warmup_s > 0)) warmup_s = 2;
   // Measured over the trace's own window (sysbench's --time; its total time when meta.yaml lacks it):
   // right after a restart the dirty pages and the page writes per transaction still grow through it,

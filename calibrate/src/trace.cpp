@@ -948,11 +948,9 @@ ServerThreadsCpu parse_perf_sched_threads(const std::string& text, const std::st
 }
 
 std::optional<double> Trace::bursts_per_txn() const {
-  if (!cpu_bursts || !meta["capture"] || !meta["capture"]["perf_sched_s"] || !meta["capture"]["perf_sched_s"].IsScalar() ||
-      sysbench.tps <= 0)
-    return std::nullopt;
-  double window_s = 0;
-  if (!YAML::convert<double>::decode(meta["capture"]["perf_sched_s"], window_s) || !(window_s > 0)) return std::nullopt;
+  if (!cpu_bursts || sysbench.tps <= 0) return std::nullopt;
+  const double window_s = capture_figure("perf_sched_s");
+  if (!(window_s > 0)) return std::nullopt;
   return cpu_bursts->count / (window_s * sysbench.tps);
 }
 
@@ -1006,12 +1004,25 @@ std::optional<double> Trace::checked_variable(const std::string& variable, doubl
   return v->second;
 }
 
+double Trace::capture_figure(const char* key) const {
+  const YAML::Node& m = meta;  // const lookups: no keys are created
+  const YAML::Node c = m["capture"];
+  if (!c || !c.IsMap() || !c[key] || c[key].IsNull()) return std::nan("");
+  const YAML::Node v = c[key];
+  const auto x = yaml_decimal(v);  // yaml-cpp's own error ("bad conversion") names no file or key
+  if (!x)
+    throw InputError({(fs::path(dir) / "meta.yaml").string(), v.Mark().line + 1, v.Mark().column + 1}, std::string("capture.") + key,
+                     "expected a number, got '" + yaml_text(v) + "'");
+  return *x;
+}
+
 std::optional<DeviceAwait> Trace::device_await(const std::string& device) const {
   auto a = diskstats_after.find(device), b = diskstats_before.find(device);
   if (a == diskstats_after.end() || b == diskstats_before.end()) return std::nullopt;
-  double window_s = sysbench.total_time_s;
-  if (meta["capture"] && meta["capture"]["window_s"]) window_s = meta["capture"]["window_s"].as<double>();
-  if (window_s <= 0) return std::nullopt;
+  // The measured window (capture.window_s, absent or null where not recorded), else sysbench's run time.
+  const double captured_s = capture_figure("window_s");
+  const double window_s = std::isnan(captured_s) ? sysbench.total_time_s : captured_s;
+  if (!(window_s > 0)) return std::nullopt;
   const DiskStats &x = a->second, &y = b->second;
   auto mean = [](std::uint64_t count, std::uint64_t ms) -> std::optional<double> {
     if (count == 0) return std::nullopt;

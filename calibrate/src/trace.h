@@ -145,6 +145,9 @@ struct Trace {
   // InputError at the variable's line in variables.tsv, "expected <what>".
   std::optional<double> checked_variable(const std::string& variable, double min, double max, bool whole,
                                          const std::string& what) const;
+  // A figure of meta.yaml's `capture` section (capture.py's record: load_trace checks the ones the
+  // tools read), NaN when absent or null; one that is not a number is an InputError at its line.
+  double capture_figure(const char* key) const;
 };
 
 std::map<std::string, DiskStats> parse_diskstats(const std::string& text, const std::string& file);
