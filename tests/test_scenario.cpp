@@ -186,6 +186,11 @@ TEST(ScenarioErrors, UnknownVariantOrVariantKey) {
   EXPECT_CONTAINS(e, "bad.yaml:2:26");
   EXPECT_CONTAINS(e, "database.checksum");
   EXPECT_CONTAINS(error_of("variant: a\n"), "has no `variants:`");
+  // A variant a --set sweep names is that --set's error: the variant node came from the --set's own
+  // text, and its mark was read as a place in the file (bad.yaml:1:2; found by fuzzing --set, session 44).
+  e = error_of("variants: {ssd: {}}\n", {parse_override("sweep.variant=[ssd, sdd2x]")});
+  EXPECT_CONTAINS(e, "--set sweep.variant=[ssd, sdd2x]: key 'variant': unknown variant 'sdd2x'");
+  EXPECT_EQ(e.find("bad.yaml"), std::string::npos) << e;
 }
 
 TEST(ScenarioErrors, UnknownKeyNamesLineColumnAndSuggests) {

@@ -1244,18 +1244,19 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
   }
   // The point's variant (from the file, --set, or the sweep) writes its keys, except those a sweep
   // axis or --set gives explicitly: file < variant < sweep < --set.
-  auto apply_variant = [&](YAML::Node point, const std::set<std::string>& explicit_keys, nlohmann::json& params) {
+  // `at`: the point's origin, which names a variant a --set sweep gives at that --set.
+  auto apply_variant = [&](YAML::Node point, const Origin& at, const std::set<std::string>& explicit_keys, nlohmann::json& params) {
     const YAML::Node& view = point;  // const lookups: no keys are created
     const YAML::Node chosen = view["variant"];
     if (!chosen) return point;
     if (!chosen.IsScalar())
-      throw InputError(origin.locate("variant", chosen), "variant", "expected the name of one entry of `variants:` (a sweep over several is `sweep: {variant: [...]}`)");
+      throw InputError(at.locate("variant", chosen), "variant", "expected the name of one entry of `variants:` (a sweep over several is `sweep: {variant: [...]}`)");
     std::string name = chosen.Scalar();
     const YAML::Node variants = view["variants"];
     const YAML::Node settings = variants && variants.IsMap() ? variants[name] : YAML::Node(YAML::NodeType::Undefined);
     // A variant that is there but sets nothing (`a: ~`) is named as such, not as unknown.
     if (settings.IsDefined() && !settings.IsMap())
-      throw InputError(origin.locate("variants." + name, settings), "variants." + name,
+      throw InputError(at.locate("variants." + name, settings), "variants." + name,
                        "expected a mapping of {dotted.key: value} (an empty one is `{}`)");
     if (!settings.IsDefined() || !settings.IsMap()) {
       std::vector<std::string> names;
@@ -1263,7 +1264,7 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
         for (auto v = variants.begin(); v != variants.end(); ++v) names.push_back(v->first.Scalar());
       std::string suggestion = did_you_mean(name, names), all;
       for (const auto& n : names) all += (all.empty() ? "" : ", ") + n;
-      throw InputError(origin.locate("variant", chosen), "variant",
+      throw InputError(at.locate("variant", chosen), "variant",
                        "unknown variant '" + name + "'" + (suggestion.empty() ? "" : " (did you mean '" + suggestion + "'?)") +
                            (all.empty() ? "; the scenario has no `variants:`" : "; the scenario has: " + all));
     }
@@ -1301,17 +1302,19 @@ std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, con
     std::set<std::string> explicit_keys;
     for (const auto& [key, value] : fixed_params.items()) explicit_keys.insert(key);
     for (size_t a = 0; a < axes.size(); ++a) {
-      explicit_keys.insert(axes[a].first);
-      if (axes[a].first == "variant") point = with_value(point, "variant", axes[a].second[index[a]]);
+      const std::string& key = axes[a].first;
+      explicit_keys.insert(key);
+      // A key a --set sweeps is that --set's in this point (a file's sweep gives its own lines).
+      auto swept = origin.overridden.find("sweep." + key);
+      if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
+      else point_origin.overridden.erase(key);
+      if (key == "variant") point = with_value(point, "variant", axes[a].second[index[a]]);
     }
-    point = apply_variant(point, explicit_keys, params);
+    point = apply_variant(point, point_origin, explicit_keys, params);
     for (size_t a = 0; a < axes.size(); ++a) {
       const auto& [key, values] = axes[a];
       point = with_value(point, key, values[index[a]]);
       params[key] = scalar_to_json(values[index[a]]);
-      auto swept = origin.overridden.find("sweep." + key);
-      if (swept != origin.overridden.end()) point_origin.overridden[key] = swept->second;
-      else point_origin.overridden.erase(key);
     }
     const bool kind_as_written = workload_kind_of(point) == file_kind && origin.overridden.count("workload.kind") == 0;
     Scenario s = build(point, point_origin, base_dir, kind_as_written);
