@@ -51,6 +51,19 @@ TEST(Cli, BadSetExitsTwo) {
   r = run_cli("run " + good + " --set workload.fio.iodepth=2 --set workload.fio.iodepth=4");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "--set gives this key twice");
+  // A check across two keys that a --set makes fail (the batch against max_duration) was named at the
+  // file's line of the other key only; the scenario loads alone, so the --set is named (as a plan's
+  // value is, PlanInput.AClashAnOptionCausesIsNamedAtTheOption).
+  r = run_cli("run " + good + " --set simulation.max_duration=1e308s");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set simulation.max_duration=1e308s: key 'simulation.batch': with the scenario's own settings this value is refused: ");
+  EXPECT_CONTAINS(r.err, "good.yaml:3:");
+  // A file that fails alone is the file's error, whatever the --set.
+  std::string clash = write_temp("clash.yaml", std::string(kSmall) + "database: {io_capacity: 5000, io_capacity_max: 2000}\n");
+  r = run_cli("run " + clash + " --set simulation.seed=3");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "clash.yaml:5:");
+  EXPECT_EQ(r.err.find("--set simulation.seed"), std::string::npos) << r.err;
 }
 
 // `--set k=v FILE`: the file after an override is the scenario, not a second override (the option

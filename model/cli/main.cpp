@@ -72,7 +72,15 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
     if (!keys.insert(overrides.back().path).second)
       throw poolsim::InputError({"--set " + s, 0, 0}, overrides.back().path, "--set gives this key twice");
   }
-  auto points = poolsim::load_scenarios(file, overrides);
+  std::vector<poolsim::Scenario> points;
+  try {
+    points = poolsim::load_scenarios(file, overrides);
+  } catch (const poolsim::InputError& e) {
+    // A check across keys that a --set made fail is that --set's (the scenario alone loads).
+    if (const auto k = poolsim::override_behind(e, file, overrides))
+      throw poolsim::InputError({"--set " + sets[*k], 0, 0}, e.key(), "with the scenario's own settings this value is refused: " + std::string(e.what()));
+    throw;
+  }
   // The files the points read (their catalogues, a profile given by path) are inputs too: known once
   // the points are loaded, still before any is simulated.
   refuse_output_over_inputs(out_path, "--out", scenario_inputs(points));

@@ -380,22 +380,9 @@ ThroughputBound throughput_bound(const Scenario& s) {
   return b;
 }
 
-namespace {
-// Whether the plan's scenario loads as written, without the plan's values.
-bool scenario_loads_alone(const std::string& file) {
-  try {
-    load_scenarios(file, {}, /*expand_sweep=*/false);
-    return true;
-  } catch (const InputError&) {
-    return false;
-  }
-}
-}  // namespace
-
 std::vector<Configuration> configurations(const Plan& plan) {
   std::vector<Configuration> out;
   std::vector<size_t> index(plan.axes.size(), 0);
-  std::optional<bool> base_loads;  // asked once, on the first error
   while (true) {
     Configuration c;
     c.choice = index;
@@ -421,13 +408,17 @@ std::vector<Configuration> configurations(const Plan& plan) {
     };
     // A check across keys (io_capacity against io_capacity_max, ...) is reported at the scenario
     // file's key, but when the scenario loads alone a value the plan sets made it fail: named at that
-    // value in the plan, the first in the section of the key reported.
+    // value in the plan, the first in the section of the key reported (override_behind).
     auto blame_a_plan_value = [&](const InputError& e) {
-      if (e.where().file != plan.scenario_file || e.key().empty()) return;
-      if (!base_loads) base_loads = scenario_loads_alone(plan.scenario_file);
-      if (!*base_loads) return;
-      const std::string section = e.key().substr(0, e.key().find('.'));
-      throw_at_plan_value([&](const std::string& path) { return path == section || path.rfind(section + ".", 0) == 0; },
+      std::vector<Override> plan_values(plan.sets.begin(), plan.sets.end());
+      for (size_t a = 0; a < plan.axes.size(); ++a) {
+        const auto& o = plan.axes[a].options[index[a]];
+        plan_values.insert(plan_values.end(), o.sets.begin(), o.sets.end());
+      }
+      const auto behind = override_behind(e, plan.scenario_file, plan_values, /*expand_sweep=*/false);
+      if (!behind) return;
+      const std::string path = plan_values[*behind].path;
+      throw_at_plan_value([&](const std::string& p) { return p == path; },
                           "with the scenario's own settings this value is refused: " + std::string(e.what()));
     };
     try {

@@ -1340,4 +1340,19 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
   return load_scenarios_from_text(text, file, overrides, base_dir.empty() ? "." : base_dir, expand_sweep);
 }
 
+std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
+                                      bool expand_sweep) {
+  if (error.where().file != file || error.key().empty()) return std::nullopt;
+  const std::string section = error.key().substr(0, error.key().find('.'));
+  size_t first = 0;
+  while (first < overrides.size() && !keys_overlap(overrides[first].path, section)) ++first;
+  if (first == overrides.size()) return std::nullopt;
+  try {
+    load_scenarios(file, {}, expand_sweep);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+  return first;
+}
+
 }  // namespace poolsim

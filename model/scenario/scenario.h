@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,13 @@ bool has_empty_step(const std::string& path);
 // (without `expand_sweep`, the sweep is ignored and the file's own values make the one point).
 std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<Override>& overrides = {},
                                      bool expand_sweep = true);
+// A check across two keys (simulation.batch against simulation.max_duration, io_capacity against
+// io_capacity_max, ...) names the key it reports at its line in the scenario FILE; when FILE loads
+// without the overrides, they made it fail: the index of the first override in the section of the
+// key reported. nullopt when the error is not at FILE's key, FILE fails alone too, or no override is
+// in that section. (For the loader's errors under overrides; it loads FILE once more.)
+std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
+                                      bool expand_sweep = true);
 // The same from YAML text (bindings, tests); `origin_name` appears in error messages.
 std::vector<Scenario> load_scenarios_from_text(const std::string& yaml_text, const std::string& origin_name,
                                                const std::vector<Override>& overrides = {},
