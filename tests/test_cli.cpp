@@ -540,6 +540,16 @@ TEST(Cli, AValidationColumnSetsItsKeysAlone) {
           "'workload.threads.' is not a scenario key");
   refused("two-figures.yaml", "  columns:\n    thr: {key: workload.threads}\n  measured: {tps: tps, qps: tps}\n", "9:",
           "column 'tps' is already the measured tps");
+  // A row's value that fails a check across two keys (its max_duration against the scenario's batch)
+  // was named at the scenario's line of the other key only: the row is named (found by fuzzing).
+  {
+    const std::string scenario = write_temp("row-clash.yaml", head + "validation:\n  columns:\n    dur: {key: simulation.max_duration}\n  measured: {tps: tps}\n");
+    const std::string rows = write_temp("row-clash.csv", "dur,tps\n1s,800\n1e308s,800\n");
+    auto r = run_cli("validate --scenario " + scenario + " --table " + rows);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_CONTAINS(r.err, "row-clash.csv:3: key 'simulation.batch': with the scenario's own settings this row's value is refused: ");
+    EXPECT_CONTAINS(r.err, "row-clash.yaml:5:");
+  }
   // A variant one column selects, setting a key another column sets: the column won (--set over
   // variant) and the row ran at a mix neither column names. A variant's section mapping counts
   // key by key, so a column setting another key of that section is fine.

@@ -615,9 +615,10 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       loaded = load_scenarios(scenario_file, overrides, false);
     } catch (const InputError& e) {
       // The scenario itself loaded above with the base overrides, so a value set from this row's
-      // cells is what is wrong: name the table's line, not the override built from it.
-      if (e.where().file.rfind("--set ", 0) != 0) throw;
-      throw InputError({table_csv, table.lines[r], 0}, e.key(), e.detail());
+      // cells is what is wrong: name the table's line, not the override built from it, nor, for a
+      // check across two keys, the scenario's line of the other key.
+      if (e.where().file.rfind("--set ", 0) == 0) throw InputError({table_csv, table.lines[r], 0}, e.key(), e.detail());
+      throw InputError({table_csv, table.lines[r], 0}, e.key(), "with the scenario's own settings this row's value is refused: " + std::string(e.what()));
     }
     // A figure the point's workload does not report would fail after every simulation, naming nothing.
     const auto reported = figures_reported(loaded.front().workload.kind);
