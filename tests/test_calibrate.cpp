@@ -1863,10 +1863,11 @@ TEST(TraceReview, AnOlderSummarysDeadlocksAreItsIgnoredErrors) {
   EXPECT_EQ(parse_sysbench_log(replaced(log, "ignored errors:                      0 ", "ignored errors:                      12 "), "s.log").ignored_errors, 12u);
 }
 
-// A capture figure written null is one capture.py did not record (load_trace lets it pass): the
-// block layer's awaits read capture.window_s with yaml-cpp's conversion, whose "bad conversion" named
-// no file or key (found by mutating meta.yaml's values, session 44).
-TEST(TraceReview, ANullCaptureFigureIsNotRecorded) {
+// A meta.yaml figure written null is one the tool did not record (load_trace lets it pass): the block
+// layer's awaits read capture.window_s, and the counters per transaction status.transactions, with
+// yaml-cpp's conversion, whose "bad conversion" named no file or key (found by mutating meta.yaml's
+// values, session 44; tests/fuzz_inputs.py).
+TEST(TraceReview, AFigureWrittenNullIsNotRecorded) {
   const std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "null-window");
   replace_in_meta(dir, "window_s: 45.29", "window_s: null");
   const Trace t = load_trace(dir);
@@ -1877,6 +1878,12 @@ TEST(TraceReview, ANullCaptureFigureIsNotRecorded) {
   // Without the window, the rates are over sysbench's run time instead of the capture's.
   EXPECT_NEAR(await->reads_per_s * t.sysbench.total_time_s, recorded.device_await("vda")->reads_per_s * 45.29, 1e-6);
   EXPECT_EQ(await->read_s, recorded.device_await("vda")->read_s);
+  // status.transactions null: the snapshots span the log's transactions (it was "bad conversion").
+  const std::string spanned = copy_trace(kTraces + "/mdev-13845/bp4G-rw22-t16", "null-span");
+  replace_in_meta(spanned, "transactions: 114518", "transactions: null");
+  const Trace s = load_trace(spanned);
+  EXPECT_NEAR(*s.per_txn("Innodb_buffer_pool_reads") * static_cast<double>(s.sysbench.transactions),
+              *load_trace(kTraces + "/mdev-13845/bp4G-rw22-t16").per_txn("Innodb_buffer_pool_reads") * 114518, 1e-6);
 }
 
 TEST(TraceReview, LegitVariantsParse) {

@@ -968,9 +968,12 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
   auto a = status_after.find(counter), b = status_before.find(counter);
   if (a == status_after.end() || b == status_before.end() || sysbench.transactions == 0) return std::nullopt;
   // Snapshots not taken just outside the run (traces/mdev-13845: the first ~2 s into it) say how
-  // many transactions they span in meta.yaml `status.transactions`.
+  // many transactions they span in meta.yaml `status.transactions` (checked by load_trace; null: not
+  // said, the log's count).
   double transactions = static_cast<double>(sysbench.transactions);
-  if (meta["status"] && meta["status"]["transactions"]) transactions = meta["status"]["transactions"].as<double>();
+  const YAML::Node& m = meta;  // const lookups: no keys are created
+  if (m["status"] && m["status"]["transactions"] && !m["status"]["transactions"].IsNull())
+    transactions = m["status"]["transactions"].as<double>();
   // The counters asked for here only grow while a server runs: one that fell was reset between the
   // snapshots (a restart, FLUSH STATUS) or the files are not one run's, and its delta would be a
   // negative count per transaction fed to a fit.
