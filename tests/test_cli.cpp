@@ -547,7 +547,7 @@ TEST(Cli, AValidationColumnSetsItsKeysAlone) {
     const std::string rows = write_temp("row-clash.csv", "dur,tps\n1s,800\n1e308s,800\n");
     auto r = run_cli("validate --scenario " + scenario + " --table " + rows);
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_CONTAINS(r.err, "row-clash.csv:3: key 'simulation.batch': with the scenario's own settings this row's value is refused: ");
+    EXPECT_CONTAINS(r.err, "row-clash.csv:3: key 'simulation.batch': with the scenario's own settings this value is refused: ");
     EXPECT_CONTAINS(r.err, "row-clash.yaml:5:");
   }
   // A variant one column selects, setting a key another column sets: the column won (--set over

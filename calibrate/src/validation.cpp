@@ -618,7 +618,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
       // cells is what is wrong: name the table's line, not the override built from it, nor, for a
       // check across two keys, the scenario's line of the other key.
       if (e.where().file.rfind("--set ", 0) == 0) throw InputError({table_csv, table.lines[r], 0}, e.key(), e.detail());
-      throw InputError({table_csv, table.lines[r], 0}, e.key(), "with the scenario's own settings this row's value is refused: " + std::string(e.what()));
+      throw InputError({table_csv, table.lines[r], 0}, e.key(), refused_with_the_scenarios_settings(e));
     }
     // A figure the point's workload does not report would fail after every simulation, naming nothing.
     const auto reported = figures_reported(loaded.front().workload.kind);

@@ -78,7 +78,7 @@ int run_scenario(const std::string& file, const std::vector<std::string>& sets, 
   } catch (const poolsim::InputError& e) {
     // A check across keys that a --set made fail is that --set's (the scenario alone loads).
     if (const auto k = poolsim::override_behind(e, file, overrides))
-      throw poolsim::InputError({"--set " + sets[*k], 0, 0}, e.key(), "with the scenario's own settings this value is refused: " + std::string(e.what()));
+      throw poolsim::InputError({"--set " + sets[*k], 0, 0}, e.key(), poolsim::refused_with_the_scenarios_settings(e));
     throw;
   }
   // The files the points read (their catalogues, a profile given by path) are inputs too: known once

@@ -419,7 +419,7 @@ std::vector<Configuration> configurations(const Plan& plan) {
       if (!behind) return;
       const std::string path = plan_values[*behind].path;
       throw_at_plan_value([&](const std::string& p) { return p == path; },
-                          "with the scenario's own settings this value is refused: " + std::string(e.what()));
+                          refused_with_the_scenarios_settings(e));
     };
     try {
       auto points = load_scenarios(plan.scenario_file, overrides, /*expand_sweep=*/false);

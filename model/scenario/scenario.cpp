@@ -1340,6 +1340,10 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
   return load_scenarios_from_text(text, file, overrides, base_dir.empty() ? "." : base_dir, expand_sweep);
 }
 
+std::string refused_with_the_scenarios_settings(const InputError& error) {
+  return "with the scenario's own settings this value is refused: " + std::string(error.what());
+}
+
 std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
                                       bool expand_sweep) {
   if (error.where().file != file || error.key().empty()) return std::nullopt;
