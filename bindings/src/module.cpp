@@ -52,7 +52,17 @@ std::vector<poolsim::Override> parse_overrides(const std::vector<std::string>& t
 std::vector<poolsim::Scenario> load_specs(const std::vector<Spec>& specs) {
   std::vector<poolsim::Scenario> points;
   for (const auto& [text, origin, base_dir, overrides] : specs) {
-    auto loaded = poolsim::load_scenarios_from_text(text, origin, parse_overrides(overrides), base_dir.empty() ? "." : base_dir);
+    const auto parsed = parse_overrides(overrides);
+    const std::string dir = base_dir.empty() ? "." : base_dir;
+    std::vector<poolsim::Scenario> loaded;
+    try {
+      loaded = poolsim::load_scenarios_from_text(text, origin, parsed, dir);
+    } catch (const poolsim::InputError& e) {
+      // A check across keys that an override made fail is that override's, as the CLI's --set.
+      if (const auto k = poolsim::override_behind(e, text, origin, dir, parsed))
+        throw poolsim::InputError({"--set " + overrides[*k], 0, 0}, e.key(), poolsim::refused_with_the_scenarios_settings(e));
+      throw;
+    }
     for (auto& s : loaded) points.push_back(std::move(s));
   }
   return points;

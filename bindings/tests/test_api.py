@@ -90,6 +90,11 @@ def test_input_error_names_file_and_line(tmp_path):
         poolsim.run(s.set("workload.fio.bs", 16))  # a bare number where a size is needed
     with pytest.raises(poolsim.InputError, match="sweep"):
         poolsim.sweep(s, {"workload.thredas": [1, 2]})
+    # A check across two keys that an override makes fail names the override, as the CLI's --set
+    # does; it named the scenario's line of the other key only (session 44).
+    with pytest.raises(poolsim.InputError, match=r"^--set simulation\.max_duration=1e308s: key 'simulation\.batch': "
+                       r"with the scenario's own settings this value is refused: "):
+        s.set("simulation.max_duration", "1e308s").points()
 
 
 def test_sweep_without_client(tiny_fio):

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <initializer_list>
 #include <map>
@@ -1344,19 +1345,32 @@ std::string refused_with_the_scenarios_settings(const InputError& error) {
   return "with the scenario's own settings this value is refused: " + std::string(error.what());
 }
 
-std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
-                                      bool expand_sweep) {
-  if (error.where().file != file || error.key().empty()) return std::nullopt;
+namespace {
+// override_behind with the scenario's origin and a test of whether it loads without the overrides.
+std::optional<size_t> override_behind(const InputError& error, const std::string& origin_name, const std::vector<Override>& overrides,
+                                      const std::function<void()>& load_alone) {
+  if (error.where().file != origin_name || error.key().empty()) return std::nullopt;
   const std::string section = error.key().substr(0, error.key().find('.'));
   size_t first = 0;
   while (first < overrides.size() && !keys_overlap(overrides[first].path, section)) ++first;
   if (first == overrides.size()) return std::nullopt;
   try {
-    load_scenarios(file, {}, expand_sweep);
+    load_alone();
   } catch (const InputError&) {
     return std::nullopt;
   }
   return first;
+}
+}  // namespace
+
+std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
+                                      bool expand_sweep) {
+  return override_behind(error, file, overrides, [&] { load_scenarios(file, {}, expand_sweep); });
+}
+
+std::optional<size_t> override_behind(const InputError& error, const std::string& yaml_text, const std::string& origin_name,
+                                      const std::string& base_dir, const std::vector<Override>& overrides) {
+  return override_behind(error, origin_name, overrides, [&] { load_scenarios_from_text(yaml_text, origin_name, {}, base_dir); });
 }
 
 }  // namespace poolsim

@@ -150,6 +150,9 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
 // in that section. (For the loader's errors under overrides; it loads FILE once more.)
 std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
                                       bool expand_sweep = true);
+// The same for a scenario loaded from YAML text (load_scenarios_from_text's arguments).
+std::optional<size_t> override_behind(const InputError& error, const std::string& yaml_text, const std::string& origin_name,
+                                      const std::string& base_dir, const std::vector<Override>& overrides);
 // The message for a value given outside the scenario file (a --set, a plan's value, a table's row)
 // that the check across keys `error` refused: the scenario's own message, with its line.
 std::string refused_with_the_scenarios_settings(const InputError& error);
