@@ -179,6 +179,8 @@ private:
       }
     }
   }
+  // How far ahead of its walk find_clean_near_tail fetches slots (entries toward the head).
+  static constexpr std::uint32_t kTailAhead = 4;
   // A linked page's neighbours in the list (kNone past the ends).
   std::uint32_t neighbour(std::uint32_t page, bool toward_head) const;
   std::uint32_t toward_head(std::uint32_t page) const { return neighbour(page, true); }
