@@ -286,12 +286,9 @@ std::uint32_t BufferPool::find_clean_near_tail(std::uint32_t depth) {
   std::uint32_t page = tail_scan_last_ == kNone ? lru_tail() : toward_head(tail_scan_last_);
   for (; tail_scanned_ < depth && page != kNone; page = toward_head(page)) {
     // Once the free list is empty every miss comes here, to resume the walk one or two pages past
-    // the last: each step lands on a slot far from the last one. The slots a few entries toward the
-    // head are fetched now, so later steps (this call's or the next ones') find theirs in the cache.
-    const Slot& slot = slots_[page];
-    const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
-    if (ring.holds(slot.pos - kTailAhead) && !(ring.at(slot.pos - kTailAhead) & kSkipMarks)) prefetch(ring.at(slot.pos - kTailAhead));
-    if (!(slot.state & kPinned)) return page;
+    // the last: later steps (this call's or the next ones') find their slots in the cache.
+    prefetch_toward_head(page);
+    if (!(slots_[page].state & kPinned)) return page;
     slots_[page].state |= kTailScanned;
     tail_scan_last_ = page;
     ++tail_scanned_;

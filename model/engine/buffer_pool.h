@@ -41,6 +41,15 @@ public:
     const Slot& slot = slots_[page];
     if (slot.state & kLinked) ((slot.state & kOld) ? old_ : young_).prefetch_flag(slot.pos);
   }
+  // For walks from the tail toward the head (lru_previous): starts loading the slot of the page a
+  // few entries toward the head of `page` (linked). Each step of such a walk lands on a slot far
+  // from the last one; fetched ahead, the walk waits for memory once instead of once per page.
+  void prefetch_toward_head(std::uint32_t page) const {
+    constexpr std::uint32_t kAhead = 4;
+    const Slot& slot = slots_[page];
+    const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
+    if (ring.holds(slot.pos - kAhead) && !(ring.at(slot.pos - kAhead) & kSkipMarks)) prefetch(ring.at(slot.pos - kAhead));
+  }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
   bool dirty(std::uint32_t page) const { return slots_[page].state & kDirty; }
@@ -179,8 +188,6 @@ private:
       }
     }
   }
-  // How far ahead of its walk find_clean_near_tail fetches slots (entries toward the head).
-  static constexpr std::uint32_t kTailAhead = 4;
   // A linked page's neighbours in the list (kNone past the ends).
   std::uint32_t neighbour(std::uint32_t page, bool toward_head) const;
   std::uint32_t toward_head(std::uint32_t page) const { return neighbour(page, true); }

@@ -937,6 +937,7 @@ bool InnodbServer::choose_lru_batch(std::vector<std::uint32_t>& tail_dirty, bool
     std::uint32_t evicted = 0;
     for (std::uint32_t page = pool_.lru_tail(); page != BufferPool::kNone && pool_.free_frames() < want;) {
       if (tail_dirty.size() >= max_pages || (!kept && tail_dirty.size() + evicted >= max_pages)) break;
+      pool_.prefetch_toward_head(page);
       const std::uint32_t previous = pool_.lru_previous(page);
       if (pool_.in_flight(page) || pool_.write_fixed(page)) {
         // being read or written: skipped
@@ -964,6 +965,7 @@ bool InnodbServer::choose_lru_batch(std::vector<std::uint32_t>& tail_dirty, bool
   std::size_t evicted = 0;
   for (std::uint32_t page = pool_.lru_tail();
        page != BufferPool::kNone && pool_.free_frames() < want && tail_dirty.size() + evicted < share;) {
+    pool_.prefetch_toward_head(page);
     const std::uint32_t previous = pool_.lru_previous(page);
     if (pool_.in_flight(page) || pool_.write_fixed(page)) {
       // being read or written: skipped
