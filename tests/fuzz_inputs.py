@@ -5,8 +5,10 @@ the command line's contract on each (a test beside the unit tests; label `long`)
     /usr/bin/python3 tests/fuzz_inputs.py POOLSIM SOURCE_DIR [--seed N] [--per-file N]
 
 Inputs mutated, each in a scratch copy: a small scenario's values (run), a server profile's values
-(run), a device catalogue entry's values (run), a trace's meta.yaml values and lines of its other
-files (validate), a published table's cells (validate --table) and `--set` values (run). Each value is
+(run), a device catalogue entry's values (run), the NDB seed scenario's values (run), a plan's
+values (plan --bounds-only), a trace's meta.yaml values and lines of its other files (validate, and
+calibrate with a second trace left whole), a published table's cells (validate --table) and `--set`
+values (run). Each value is
 replaced by text of the wrong type or out of any range (a negative, 1e30, `.nan`, `[]`, `{}`, null, a
 64-bit overflow, a bad unit, ...); each sampled line of a trace file is deleted, doubled, cut, blanked
 or given a bad number. A run must then end within the timeout with exit code 0 (accepted), 1 (a
@@ -67,12 +69,43 @@ validation:
     tps: tps
 """
 
+# A plan over the scenario above (scenario.yaml beside it): its values are mutated and each plan run
+# with --bounds-only (the analytic bounds, nothing simulated: a plan's checks run before any point).
+PLAN = """name: fuzz-plan
+scenario: scenario.yaml
+target:
+  tps: 100/s
+  p99: 50ms
+  threads: 4
+set:
+  simulation.max_duration: 1s
+  database.io_capacity: 1000
+choices:
+  memory:
+    - name: small
+      price_usd: 100
+      source: fuzz
+      set: {database.buffer_pool: 32MiB, compute.memory: 2GiB}
+    - name: big
+      price_usd: 200.5
+      source: fuzz
+      set: {database.buffer_pool: 64MiB}
+  cores:
+    - name: two
+      price_usd: 0
+      source: fuzz
+      set: {compute.cores: 2}
+"""
+
 failures = []
+runs = {}  # runs per input, for the summary
 
 
 def check(label, args, names):
     """Runs poolsim with `args`; records a failure when the contract above is broken. `names`: the
     texts of which one a refusal must contain (the mutated file, or the --set)."""
+    what = label.split(" ")[0].rstrip(",").split("/")[0]  # the input: scenario, plan, a trace's name ...
+    runs[what] = runs.get(what, 0) + 1
     try:
         r = subprocess.run(args, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
@@ -185,6 +218,18 @@ def main(argv):
         for value in VALUES + ["[nope]", "[small, nope]"]:
             for key in ("workload.threads", "database.buffer_pool", "simulation.max_duration", "sweep.variant", "database"):
                 check(f"--set {key}={value}", run + ["--set", f"{key}={value}"], ["--set"])
+        # The NDB seed scenario (its own model: data nodes, transporter, operation mix), one point of
+        # its sweep and 2 s at most, so that each run takes a second or two.
+        ndb = os.path.join(work, "ndb.yaml")
+        text = open(os.path.join(src, "scenarios/seeds/ndb-rdma.yaml")).read()
+        text = re.sub(r"(?m)^  max_duration: 5s", "  max_duration: 2s", text)
+        text = re.sub(r"(?m)^sweep:\n  ndb.transporter.kind: \[tcp, rdma\]\n", "", text)
+        assert "max_duration: 2s" in text and "sweep:" not in text, "ndb-rdma.yaml changed: update the fuzz test"
+        with open(ndb, "w") as f:
+            f.write(text)
+        run_ndb = [poolsim, "run", ndb, "--format", "json"]
+        check("the unchanged NDB scenario", run_ndb, [ndb])
+        mutate_values(ndb, run_ndb, [ndb], rng, a.per_file, "ndb")
         # A table's cells.
         table = os.path.join(work, "table.csv")
         rows = ["threads,pool,duration,tps", "4,s,1s,700", "8,,1s,900"]
@@ -197,6 +242,30 @@ def main(argv):
                 f.write("\n".join(",".join(x) for x in changed) + "\n")
             # The scenario loads as it is: a refusal is the table's.
             check(f"table line {r + 1} column {c + 1} -> {changed[r][c]!r}", validate_table, [table])
+        # A plan's values, each plan run for its bounds only.
+        plan = os.path.join(work, "plan.yaml")
+        with open(plan, "w") as f:
+            f.write(PLAN)
+        bounds = [poolsim, "plan", plan, "--bounds-only", "--format", "json"]
+        check("the unchanged plan", bounds, [plan])
+        mutate_values(plan, bounds, [plan], rng, a.per_file, "plan")
+        # calibrate's inputs: two tmpfs traces (a small pool and a large one, two thread counts: a fit
+        # of about a second, where a disk trace's write-buffer fit takes six); meta.yaml's values and
+        # lines of the other files of one of them (fio: one job's), the other left whole.
+        local = os.path.join(src, "traces", "local-vm")
+        mutated = os.path.join(work, "calibrate", "tmpfs-bp512M-t4")
+        shutil.copytree(os.path.join(local, "tmpfs-bp512M-t4"), mutated)
+        calibrate = [poolsim, "calibrate", mutated, os.path.join(local, "tmpfs-bp3G-t16"), "-o",
+                     os.path.join(work, "calibrate", "profile.yaml")]
+        check("calibrate, the unchanged traces", calibrate, [mutated])
+        mutate_values(os.path.join(mutated, "meta.yaml"), calibrate, [mutated], rng, a.per_file,
+                      "calibrate tmpfs-bp512M-t4/meta.yaml")
+        for root, _, files in os.walk(mutated):
+            for file in sorted(files):
+                if file != "meta.yaml" and (root == mutated or file.startswith("randread-16k-qd1.")):
+                    path = os.path.join(root, file)
+                    mutate_lines(path, calibrate, [mutated], rng, max(1, a.per_file // 6),
+                                 "calibrate " + os.path.relpath(path, os.path.dirname(mutated)))
         # A trace of each set: meta.yaml's values, then lines of its other files.
         for name, profile_of in (("local-vm/disk-bp1G-t4", "local-vm/profile.yaml"),
                                  ("mdev-13845/bp4G-rw22-t16", "mdev-13845/profile.yaml")):
@@ -214,6 +283,7 @@ def main(argv):
         shutil.rmtree(work, ignore_errors=True)
     for f in failures:
         print("FAIL", f)
+    print("runs: " + ", ".join(f"{k} {v}" for k, v in runs.items()))
     print(f"fuzz_inputs: {len(failures)} contract failures (seed {a.seed}, {a.per_file} mutations per file)")
     return 1 if failures else 0
 
