@@ -8,13 +8,12 @@ Inputs mutated, each in a scratch copy: a small scenario's values (run), a serve
 (run), a device catalogue entry's values (run), the NDB seed scenario's values (run), a plan's
 values (plan --bounds-only), a trace's meta.yaml values and lines of its other files (validate, and
 calibrate with a second trace left whole), a published table's cells (validate --table) and `--set`
-values (run). Each value is
-replaced by text of the wrong type or out of any range (a negative, 1e30, `.nan`, `[]`, `{}`, null, a
-64-bit overflow, a bad unit, ...); each sampled line of a trace file is deleted, doubled, cut, blanked
-or given a bad number. A run must then end within the timeout with exit code 0 (accepted), 1 (a
-validate gate) or 2 (refused), never by a signal, and a refusal must name the input's file (or the
-`--set`) and not be yaml-cpp's own message ("bad conversion"), which names no file or key. Session 44
-found three defects this way (README, "Bad input").
+values (run). Each value is replaced by text of the wrong type or out of any range (a negative, 1e30,
+`.nan`, `[]`, `{}`, null, a 64-bit overflow, a bad unit, ...); each sampled line of a trace file is
+deleted, doubled, cut, blanked or given a bad number. A run must then end within the timeout with
+exit code 0 (accepted), 1 (a validate gate) or 2 (refused), never by a signal, and a refusal must
+name the input's file (or the `--set`) and not be yaml-cpp's own message ("bad conversion"), which
+names no file or key. Session 44 found three defects this way (README, "Bad input").
 """
 import argparse
 import os

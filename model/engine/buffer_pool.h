@@ -47,8 +47,7 @@ public:
   void prefetch_toward_head(std::uint32_t page) const {
     constexpr std::uint32_t kAhead = 4;
     const Slot& slot = slots_[page];
-    const PositionRing& ring = (slot.state & kOld) ? old_ : young_;
-    if (ring.holds(slot.pos - kAhead) && !(ring.at(slot.pos - kAhead) & kSkipMarks)) prefetch(ring.at(slot.pos - kAhead));
+    prefetch_entry((slot.state & kOld) ? old_ : young_, slot.pos - kAhead);
   }
   bool resident(std::uint32_t page) const { return slots_[page].state & kResident; }
   bool in_flight(std::uint32_t page) const { return slots_[page].state & kInFlight; }
@@ -175,6 +174,10 @@ private:
   // The position of the first live entry from `pos` (exclusive) toward the head or the tail, not
   // held by `ring` if there is none; marks the stale run it passed.
   std::uint32_t next_live(const PositionRing& ring, std::uint32_t pos, bool toward_head) const;
+  // Starts loading the slot of the page at `pos` of `ring`, if it holds one there (not a stale run's mark).
+  void prefetch_entry(const PositionRing& ring, std::uint32_t pos) const {
+    if (ring.holds(pos) && !(ring.at(pos) & kSkipMarks)) prefetch(ring.at(pos));
+  }
   // Calls visit(page) for the pages from the tail toward the head while it returns true. The entries
   // are consecutive but each names a slot far from the last: the slots a few entries ahead are
   // fetched early, so the walk waits for memory once per batch rather than once per page.
@@ -183,7 +186,7 @@ private:
     constexpr std::uint32_t kAhead = 8;
     for (const PositionRing* ring : {&old_, &young_}) {
       for (std::uint32_t pos = ring->end() - 1; ring->holds(pos); pos = next_live(*ring, pos, /*toward_head=*/true)) {
-        if (ring->holds(pos - kAhead) && !(ring->at(pos - kAhead) & kSkipMarks)) prefetch(ring->at(pos - kAhead));
+        prefetch_entry(*ring, pos - kAhead);
         if (!visit(ring->at(pos))) return;  // live: a ring's back is, and each step lands on a live entry
       }
     }
