@@ -215,7 +215,8 @@ def main(argv):
         mutate_values(devices, run, [devices], rng, a.per_file, "catalogue")
         # The scenario loads as it is, so a refusal under a --set is the --set's.
         for value in VALUES + ["[nope]", "[small, nope]"]:
-            for key in ("workload.threads", "database.buffer_pool", "simulation.max_duration", "sweep.variant", "database"):
+            for key in ("workload.threads", "database.buffer_pool", "simulation.max_duration", "sweep.variant", "database",
+                        "workload", "compute.memory"):
                 check(f"--set {key}={value}", run + ["--set", f"{key}={value}"], ["--set"])
         # The NDB seed scenario (its own model: data nodes, transporter, operation mix), one point of
         # its sweep and 2 s at most, so that each run takes a second or two.

@@ -58,6 +58,21 @@ TEST(Cli, BadSetExitsTwo) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_CONTAINS(r.err, "--set simulation.max_duration=1e308s: key 'simulation.batch': with the scenario's own settings this value is refused: ");
   EXPECT_CONTAINS(r.err, "good.yaml:3:");
+  // A check across sections: no --set is in the section of the key reported (the file's database
+  // section, refused once the workload is no longer sysbench's; its buffer pool, refused by a smaller
+  // compute.memory), so the --set that alone makes the file fail is named; it was the file's line.
+  std::string sysbench = write_temp("sysbench.yaml",
+                                    "storage: {kind: local, device: pcie4-nvme-tlc}\n"
+                                    "workload: {kind: sysbench, tables: 2, table_size: 10000, threads: 2}\n"
+                                    "database: {buffer_pool: 64MiB}\n"
+                                    "simulation: {seed: 1, warmup: 5ms, batch: 10ms, max_duration: 200ms}\n");
+  r = run_cli("run " + sysbench + " --set simulation.seed=3 --set workload=null");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set workload=null: key 'database': with the scenario's own settings this value is refused: ");
+  EXPECT_CONTAINS(r.err, "sysbench.yaml:3:");
+  r = run_cli("run " + sysbench + " --set compute.memory=32MiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--set compute.memory=32MiB: key 'database.buffer_pool': with the scenario's own settings this value is refused: ");
   // A file that fails alone is the file's error, whatever the --set.
   std::string clash = write_temp("clash.yaml", std::string(kSmall) + "database: {io_capacity: 5000, io_capacity_max: 2000}\n");
   r = run_cli("run " + clash + " --set simulation.seed=3");

@@ -92,6 +92,11 @@ TEST(PlanInput, AClashAnOptionCausesIsNamedAtTheOption) {
   EXPECT_CONTAINS(e, "plan.yaml:12:");
   EXPECT_CONTAINS(e, "key 'choices.flush.low.set.database.io_capacity_max': with the scenario's own settings this value is refused: ");
   EXPECT_CONTAINS(e, "io_capacity 2000 is above io_capacity_max 1000");
+  // A check across sections (an option's compute.memory under the scenario's buffer pool): the
+  // option that alone makes the scenario fail; it was the scenario's line.
+  const std::string memory = load_error(plan_text("{tps: 10/s}") + "  ram:\n    - {name: tiny, price_usd: 1, source: x, set: {compute.memory: 4MiB}}\n");
+  EXPECT_CONTAINS(memory, "plan.yaml:12:");
+  EXPECT_CONTAINS(memory, "key 'choices.ram.tiny.set.compute.memory': with the scenario's own settings this value is refused: ");
   // A base scenario that is wrong by itself keeps its own line.
   const std::string broken = write_temp(
       "plan-broken-base.yaml", std::regex_replace(kBaseScenario, std::regex("io_capacity: 2000"), "io_capacity: 2000, io_capacity_max: 1000"));

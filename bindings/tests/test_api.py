@@ -9,7 +9,7 @@ import time
 import pytest
 
 import poolsim
-from conftest import TINY_FIO, child_pids, open_fds
+from conftest import TINY_FIO, TINY_SYSBENCH, child_pids, open_fds
 
 
 def test_load_set_run_tiny_fio(tiny_fio):
@@ -95,6 +95,10 @@ def test_input_error_names_file_and_line(tmp_path):
     with pytest.raises(poolsim.InputError, match=r"^--set simulation\.max_duration=1e308s: key 'simulation\.batch': "
                        r"with the scenario's own settings this value is refused: "):
         s.set("simulation.max_duration", "1e308s").points()
+    # Across sections: the override that alone makes the scenario fail (session 45; it named the
+    # scenario's database line, which the override had made a section no fio point reads).
+    with pytest.raises(poolsim.InputError, match=r"^--set workload=null: key 'database': "):
+        poolsim.Scenario(TINY_SYSBENCH, origin="tiny-sysbench.yaml").set("workload", None).validate()
 
 
 def test_sweep_without_client(tiny_fio):

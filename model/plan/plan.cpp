@@ -408,7 +408,7 @@ std::vector<Configuration> configurations(const Plan& plan) {
     };
     // A check across keys (io_capacity against io_capacity_max, ...) is reported at the scenario
     // file's key, but when the scenario loads alone a value the plan sets made it fail: named at that
-    // value in the plan, the first in the section of the key reported (override_behind).
+    // value in the plan, the one override_behind finds.
     auto blame_a_plan_value = [&](const InputError& e) {
       std::vector<Override> plan_values(plan.sets.begin(), plan.sets.end());
       for (size_t a = 0; a < plan.axes.size(); ++a) {

@@ -1346,31 +1346,41 @@ std::string refused_with_the_scenarios_settings(const InputError& error) {
 }
 
 namespace {
-// override_behind with the scenario's origin and a test of whether it loads without the overrides.
+// override_behind with the scenario's origin and a loader of the scenario with some overrides.
 std::optional<size_t> override_behind(const InputError& error, const std::string& origin_name, const std::vector<Override>& overrides,
-                                      const std::function<void()>& load_alone) {
-  if (error.where().file != origin_name || error.key().empty()) return std::nullopt;
+                                      const std::function<void(const std::vector<Override>&)>& load_with) {
+  if (error.where().file != origin_name || error.key().empty() || overrides.empty()) return std::nullopt;
+  const auto fails_with = [&](const std::vector<Override>& some) {
+    try {
+      load_with(some);
+    } catch (const InputError&) {
+      return true;
+    }
+    return false;
+  };
+  if (fails_with({})) return std::nullopt;
   const std::string section = error.key().substr(0, error.key().find('.'));
-  size_t first = 0;
-  while (first < overrides.size() && !keys_overlap(overrides[first].path, section)) ++first;
-  if (first == overrides.size()) return std::nullopt;
-  try {
-    load_alone();
-  } catch (const InputError&) {
-    return std::nullopt;
-  }
-  return first;
+  for (size_t k = 0; k < overrides.size(); ++k)
+    if (keys_overlap(overrides[k].path, section)) return k;
+  // A check across sections (workload.kind decides whether a database section may be given,
+  // compute.memory bounds database.buffer_pool): the first override that alone makes it fail.
+  for (size_t k = 0; k < overrides.size(); ++k)
+    if (fails_with({overrides[k]})) return k;
+  return std::nullopt;
 }
 }  // namespace
 
 std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
                                       bool expand_sweep) {
-  return override_behind(error, file, overrides, [&] { load_scenarios(file, {}, expand_sweep); });
+  return override_behind(error, file, overrides,
+                         [&](const std::vector<Override>& some) { load_scenarios(file, some, expand_sweep); });
 }
 
 std::optional<size_t> override_behind(const InputError& error, const std::string& yaml_text, const std::string& origin_name,
                                       const std::string& base_dir, const std::vector<Override>& overrides) {
-  return override_behind(error, origin_name, overrides, [&] { load_scenarios_from_text(yaml_text, origin_name, {}, base_dir); });
+  return override_behind(error, origin_name, overrides, [&](const std::vector<Override>& some) {
+    load_scenarios_from_text(yaml_text, origin_name, some, base_dir);
+  });
 }
 
 }  // namespace poolsim

@@ -146,8 +146,9 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
 // A check across two keys (simulation.batch against simulation.max_duration, io_capacity against
 // io_capacity_max, ...) names the key it reports at its line in the scenario FILE; when FILE loads
 // without the overrides, they made it fail: the index of the first override in the section of the
-// key reported. nullopt when the error is not at FILE's key, FILE fails alone too, or no override is
-// in that section. (For the loader's errors under overrides; it loads FILE once more.)
+// key reported, else (a check across sections) of the first override that alone makes FILE fail.
+// nullopt when the error is not at FILE's key, FILE fails alone too, or no override is found. (For
+// the loader's errors under overrides; it loads FILE again, once per override at most.)
 std::optional<size_t> override_behind(const InputError& error, const std::string& file, const std::vector<Override>& overrides,
                                       bool expand_sweep = true);
 // The same for a scenario loaded from YAML text (load_scenarios_from_text's arguments).
