@@ -1083,7 +1083,8 @@ std::string scenario_for_trace(const Trace& t, const std::string& profile_path,
   for (size_t i = 0; i < catalogue_paths.size(); ++i) y << (i ? ", " : "") << yaml_scalar(catalogue_paths[i], true);
   y << "]\n";
   // CPU the run did not have: other processes, and the hypervisor's steal (measured per trace).
-  double background = std::isnan(t.capture_figure("other_cpu_cores")) ? 0 : t.capture_figure("other_cpu_cores");
+  const double other_cores = t.capture_figure("other_cpu_cores");
+  double background = std::isnan(other_cores) ? 0 : other_cores;
   double steal_pct = t.capture_figure("steal_pct");
   if (!std::isnan(steal_pct)) background += steal_pct / 100.0 * t.meta["host"]["cores"].as<double>();
   y << "compute: {cores: " << t.meta["host"]["cores"].Scalar() << ", background_load: " << background;

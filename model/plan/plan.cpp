@@ -410,11 +410,8 @@ std::vector<Configuration> configurations(const Plan& plan) {
     // file's key, but when the scenario loads alone a value the plan sets made it fail: named at that
     // value in the plan, the one override_behind finds.
     auto blame_a_plan_value = [&](const InputError& e) {
-      std::vector<Override> plan_values(plan.sets.begin(), plan.sets.end());
-      for (size_t a = 0; a < plan.axes.size(); ++a) {
-        const auto& o = plan.axes[a].options[index[a]];
-        plan_values.insert(plan_values.end(), o.sets.begin(), o.sets.end());
-      }
+      // The values the plan sets: the overrides after target.threads' (its refusals are named apart).
+      const std::vector<Override> plan_values(overrides.begin() + (plan.target.threads > 0 ? 1 : 0), overrides.end());
       const auto behind = override_behind(e, plan.scenario_file, plan_values, /*expand_sweep=*/false);
       if (!behind) return;
       const std::string path = plan_values[*behind].path;
