@@ -712,19 +712,34 @@ TEST(Database, ThreadConcurrencyLimitsThreadsInsideInnodb) {
   EXPECT_GT(points[1]["breakdown_ms"]["concurrency_queue"].get<double>(), 0.0);
   EXPECT_NEAR(all, free_tps, 0.05 * free_tps);
   EXPECT_EQ(points[2]["breakdown_ms"]["concurrency_queue"].get<double>(), 0.0);
+  // The slots' occupancy: the one slot is never free while threads queue for it, and it is what
+  // limits the run (its cores are not all busy); as many slots as threads are not all held (a
+  // thread leaves InnoDB between statements), and the cores are the limit.
+  EXPECT_FALSE(points[0]["innodb"][0].contains("thread_concurrency_utilisation"));
+  EXPECT_GT(points[1]["innodb"][0]["thread_concurrency_utilisation"].get<double>(), 0.99);
+  EXPECT_LE(points[1]["innodb"][0]["thread_concurrency_utilisation"].get<double>(), 1.0 + 1e-9);
+  EXPECT_EQ(points[1]["bottleneck"]["kind"], "InnoDB thread concurrency");
+  EXPECT_LT(points[2]["innodb"][0]["thread_concurrency_utilisation"].get<double>(), 0.9);
+  EXPECT_EQ(points[2]["bottleneck"]["kind"], "compute CPU");
 }
 
 TEST(Database, SerialSectionQueueingHasItsOwnBreakdownEntry) {
   // Queueing for the profile's one-thread-at-a-time section is neither network nor CPU: with the
   // clients on the database host, no part of a transaction is network.
-  auto r = run_point(scenario_from(
+  const auto scenario = scenario_from(
       "compute: {cores: 16}\n"
       "storage: {kind: local, device: pcie4-nvme-tlc}\n"
       "workload: {kind: sysbench, test: oltp_read_write, tables: 2, table_size: 100000, rand_type: uniform, threads: 64}\n"
       "database: {profile: greatsql-8.0, buffer_pool: 256MiB, io_capacity: 2000}\n"
-      "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 2s}\n"));
+      "simulation: {warmup: 0.5s, batch: 0.25s, min_batches: 8, max_duration: 2s}\n");
+  auto r = run_point(scenario);
   EXPECT_GT(r["breakdown_ms"]["serial_section"].get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(r["breakdown_ms"]["network"].get<double>(), 0.0);
+  // The section's utilisation obeys the utilisation law U = X S: every statement (qps, BEGIN and
+  // COMMIT included) holds it for the profile's serial_section (up to the edges of the window).
+  ASSERT_GT(scenario.profile.serial_section_s, 0.0);
+  EXPECT_NEAR(r["innodb"][0]["serial_section_utilisation"].get<double>(), r["qps"].get<double>() * scenario.profile.serial_section_s,
+              0.01 * r["qps"].get<double>() * scenario.profile.serial_section_s);
 }
 
 TEST(Database, OneInterruptCoreTakesTheReadersAndItsShareIsReported) {

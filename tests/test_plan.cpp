@@ -345,6 +345,15 @@ TEST(Bottleneck, NamesTheBusiestResourceAnSsdsWriteDrainIncluded) {
   EXPECT_DOUBLE_EQ(b["utilisation"].get<double>(), 0.9);
   result["devices"][0]["write_drain_utilisation"] = 0.1;
   EXPECT_EQ(poolsim::bottleneck(result)["kind"], "compute CPU");
+  // InnoDB's one-at-a-time resources count as resources: a saturated serial section caps TPS with
+  // the hardware partly idle, and so does innodb_thread_concurrency.
+  result["innodb"] = {{{"host", "compute0"}, {"serial_section_utilisation", 0.97}, {"thread_concurrency_utilisation", 0.5}}};
+  b = poolsim::bottleneck(result);
+  EXPECT_EQ(b["kind"], "InnoDB serial section");
+  EXPECT_EQ(b["resource"], "compute0");
+  result["innodb"][0]["serial_section_utilisation"] = 0.2;
+  result["innodb"][0]["thread_concurrency_utilisation"] = 1.0;
+  EXPECT_EQ(poolsim::bottleneck(result)["kind"], "InnoDB thread concurrency");
 }
 
 TEST(Plan, AThreadCountTheScenarioRefusesNamesTheTargetsLine) {

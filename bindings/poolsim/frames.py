@@ -16,6 +16,9 @@ __all__ = ["points_frame", "series_frame", "histogram_frame", "breakdown_frame",
 # Keys of a point that get frames of their own (or are the params).
 _NESTED = {"params", "series", "breakdown_ms", "latency_histogram", "devices", "links", "cpus", "innodb"}
 _RESOURCES = (("devices", "device"), ("links", "link"), ("cpus", "cpu"))
+# InnoDB's one-at-a-time resources, each server's `innodb` entry gives their utilisation when the
+# profile has a serial section or innodb_thread_concurrency is limited.
+_INNODB_RESOURCES = (("serial_section_utilisation", "serial section"), ("thread_concurrency_utilisation", "thread concurrency"))
 _QUANTILES = (("p50", 0.50), ("p95", 0.95), ("p99", 0.99), ("max", 1.0))
 # What a point counts as completed (sysbench, fio, NDB). None completed: its latencies (a fio job's
 # IOPS too, and a transaction's breakdown) are no measurement but an empty histogram's zeros, which the
@@ -201,7 +204,8 @@ def breakdown_frame(points: Sequence[dict]):
 
 
 def utilisation_frame(points: Sequence[dict]):
-    """Resource utilisation, one row per point and resource: ``kind`` (device, link, cpu), ``name``,
+    """Resource utilisation, one row per point and resource: ``kind`` (device, link, cpu, and InnoDB's
+    serial section and thread concurrency slots, named by their server's host), ``name``,
     ``utilisation`` (0..1) and the resource's other figures."""
     pd = _pd()
     params = param_columns(points)
@@ -216,6 +220,10 @@ def utilisation_frame(points: Sequence[dict]):
                     if k not in row and _scalar(v):
                         row[k] = v
                 rows.append(row)
+        for server in p.get("innodb", []) or []:
+            for key, kind in _INNODB_RESOURCES:
+                if key in server:
+                    rows.append({**head, "kind": kind, "name": server.get("host", ""), "utilisation": server[key]})
     if not rows:
         return pd.DataFrame(columns=["point", *params, "kind", "name", "utilisation"])
     return pd.DataFrame(rows)

@@ -64,6 +64,21 @@ def test_series_histogram_breakdown_utilisation(sysbench_result):
     assert len(sysbench_result.innodb) == 4
 
 
+def test_innodb_serial_section_and_slots_are_resources(tiny_sysbench):
+    # A profile with a serial section (GreatSQL 8.0's fitted latches) and a limited
+    # innodb_thread_concurrency: both appear among the resources, and the bottleneck is the busiest.
+    s = tiny_sysbench.set({"database.profile": "greatsql-8.0", "database.thread_concurrency": 2})
+    r = poolsim.run(s, jobs=1)
+    u = r.utilisation
+    kinds = set(u["kind"])
+    assert {"serial section", "thread concurrency"} <= kinds
+    assert (u.loc[u["kind"].isin(["serial section", "thread concurrency"]), "name"] == "compute0").all()
+    p = r.points.iloc[0]
+    # (the bottleneck also weighs an SSD's write drain and single cores, which are not rows here)
+    assert p["bottleneck_utilisation"] >= u["utilisation"].max() - 1e-12
+    assert p["innodb_serial_section_utilisation"] > 0
+
+
 def test_fio_frames(tiny_fio):
     r = poolsim.sweep(tiny_fio, {"workload.fio.iodepth": [1, 4]}, jobs=2, progress=False)
     assert r.breakdown.empty and list(r.breakdown.columns[:2]) == ["point", "workload.fio.iodepth"]

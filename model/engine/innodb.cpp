@@ -335,6 +335,7 @@ void InnodbServer::enter_innodb(ClientThread& t) {
   // slot or queue, with nothing in between that could let the last holder leave unnoticed.
   t.settle();
   if (inside_ < config_.thread_concurrency && concurrency_queue_.empty()) {
+    count_slots();
     ++inside_;
     return;
   }
@@ -355,8 +356,14 @@ void InnodbServer::exit_innodb(ClientThread& t) {
     concurrency_queue_.pop_front();
     next->actor->resume();  // the slot passes to it: inside_ unchanged
   } else {
+    count_slots();
     --inside_;
   }
+}
+
+void InnodbServer::count_slots() {
+  slot_s_ += inside_ * (now() - slots_counted_to_s_);
+  slots_counted_to_s_ = now();
 }
 
 bool InnodbServer::evict_clean_near_tail(std::uint32_t depth) {
@@ -1187,13 +1194,16 @@ void InnodbServer::reset_counters() {
   redo_->writes = redo_->fsyncs = 0;
   lsn_at_reset_ = redo_->lsn();
   binlog_->writes = binlog_->fsyncs = 0;
+  serial_section_.reset_counters(now());
+  slot_s_ = 0;
+  slots_counted_to_s_ = now();
 }
 
 nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transactions) {
   auto per_txn = [&](double v) { return transactions > 0 ? v / transactions : 0.0; };
   const auto& c = pool_.counters;
   double touches = static_cast<double>(c.hits + c.misses);
-  return {{"host", node_.host->get_name()},
+  nlohmann::ordered_json out = {{"host", node_.host->get_name()},
           {"hit_ratio", touches > 0 ? c.hits / touches : 1.0},
           {"misses_per_txn", per_txn(c.misses)},
           {"page_reads_per_txn", per_txn(counters.page_reads)},
@@ -1223,6 +1233,17 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"frames", pool_.frames()},
           {"dataset_pages", layout_.total_pages()},
           {"young_per_txn", per_txn(c.made_young)}};
+  // InnoDB's own one-at-a-time resources, which can cap TPS while every device, link and core idles
+  // (their utilisations name the bottleneck with the hardware's): the share of the window the serial
+  // section served (the work booked in the window, less what is booked beyond its end), and the
+  // innodb_thread_concurrency slots' mean occupancy.
+  if (elapsed_s > 0 && profile_.serial_section_s > 0)
+    out["serial_section_utilisation"] = (serial_section_.busy_s() - serial_section_.backlog_s(now())) / elapsed_s;
+  if (elapsed_s > 0 && config_.thread_concurrency > 0) {
+    count_slots();
+    out["thread_concurrency_utilisation"] = slot_s_ / (elapsed_s * config_.thread_concurrency);
+  }
+  return out;
 }
 
 }  // namespace poolsim

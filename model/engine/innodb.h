@@ -232,6 +232,9 @@ private:
   };
   std::unordered_map<std::uint64_t, RowLock> locks_;
   int inside_ = 0;  // threads inside InnoDB (innodb_thread_concurrency)
+  // The slots' occupancy over the measured window: slot-seconds held up to slots_counted_to_s_.
+  double slot_s_ = 0, slots_counted_to_s_ = 0;
+  void count_slots();  // brings slot_s_ to now, before inside_ changes
   std::deque<ClientThread*> concurrency_queue_;
   WaitQueue sync_flush_waiters_;
   WaitQueue free_frame_waiters_;                  // threads waiting for the LRU flush to free a page

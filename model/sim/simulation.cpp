@@ -405,6 +405,10 @@ nlohmann::ordered_json bottleneck(const nlohmann::ordered_json& result) {
   consider("devices", "name", "write_drain_utilisation", [](const auto&) { return std::string("SSD write drain"); });
   consider("links", "name", "utilisation", [](const auto&) { return std::string("link"); });
   consider("cpus", "host", "utilisation", [](const auto& r) { return r.value("role", std::string("compute")) + " CPU"; });
+  // InnoDB's one-at-a-time resources: a saturated serial section (the profiles' global latches) or
+  // innodb_thread_concurrency caps TPS with the hardware partly idle.
+  consider("innodb", "host", "serial_section_utilisation", [](const auto&) { return std::string("InnoDB serial section"); });
+  consider("innodb", "host", "thread_concurrency_utilisation", [](const auto&) { return std::string("InnoDB thread concurrency"); });
   // With per-core run queues one core (the interrupt's) can saturate while the node's mean does not.
   if (result.contains("cpus") && result["cpus"].is_array())
     for (const auto& r : result["cpus"]) {
