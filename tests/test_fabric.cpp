@@ -230,3 +230,37 @@ TEST(Fabric, NvmeofRdmaAddsItsPerIoBudget) {
   EXPECT_GE(added, 6e-6);
   EXPECT_LE(added, 12e-6);
 }
+
+TEST(Fabric, APageReadsTimeSplitsIntoDeviceFabricAndTargetAsTheClosedForms) {
+  // One thread of point selects on a pool far smaller than its data: every read alone on the path
+  // (nothing is written), so each part is its closed form: the device's service plus its transfer,
+  // the capsule's and the page's crossings (latency + size / bandwidth each), the target's CPU. On
+  // local storage the device is all of it.
+  const std::string workload =
+      "compute: {cores: 4}\n"
+      "workload: {kind: sysbench, test: oltp_point_select, tables: 2, table_size: 100000, rand_type: uniform, threads: 1}\n"
+      "database: {buffer_pool: 8MiB, io_capacity: 2000}\n"
+      "simulation: {warmup: 0.2s, batch: 0.1s, min_batches: 5, max_duration: 0.5s}\n";
+  auto scenario = scenario_from(workload +
+                                "storage: {kind: pool, nodes: [{name: s1, devices: 1, ports: 1}]}\n"
+                                "fabric: {preset: ib-hdr100}\n");
+  const auto& spec = scenario.device("pcie4-nvme-tlc");
+  const double page = scenario.database.page_bytes;
+  const double device_s = spec.unit_read_service_s(page) + page / spec.read_bandwidth_Bps;
+  const auto& f = scenario.fabric;
+  const double one_way = route_latency_s(scenario);
+  const double fabric_s = (one_way + f.capsule_bytes / f.rate_Bps) + (one_way + page / f.rate_Bps);
+  auto pool = run_point(scenario)["innodb"][0];
+  ASSERT_GT(pool["page_reads_per_txn"].get<double>(), 0.5);
+  const auto& read = pool["read_us"];
+  EXPECT_NEAR(read["device"].get<double>(), device_s * 1e6, 1e-6);
+  EXPECT_NEAR(read["fabric"].get<double>(), fabric_s * 1e6, 1e-6);
+  EXPECT_NEAR(read["nvmeof_cpu"].get<double>(), f.target_cpu_s / scenario.storage.nodes[0].core_speed * 1e6, 1e-6);
+  EXPECT_NEAR(read["mean"].get<double>(),
+              read["device"].get<double>() + read["fabric"].get<double>() + read["nvmeof_cpu"].get<double>(), 1e-9);
+
+  auto local = run_point(scenario_from(workload + "storage: {kind: local, device: pcie4-nvme-tlc}\n"))["innodb"][0]["read_us"];
+  EXPECT_NEAR(local["device"].get<double>(), device_s * 1e6, 1e-6);
+  EXPECT_DOUBLE_EQ(local["fabric"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(local["mean"].get<double>(), local["device"].get<double>());
+}

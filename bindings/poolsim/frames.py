@@ -93,8 +93,7 @@ def _figures(point: dict) -> dict:
     servers = point.get("innodb") or []
     if servers:
         for k, v in servers[0].items():
-            if _scalar(v):
-                row[f"innodb_{k}"] = v
+            _flatten(f"innodb_{k}", v, row)  # read_us {device} -> innodb_read_us_device
     for key, kind in _RESOURCES:
         entries = point.get(key)
         if entries:

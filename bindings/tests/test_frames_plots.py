@@ -77,6 +77,9 @@ def test_innodb_serial_section_and_slots_are_resources(tiny_sysbench):
     # (the bottleneck also weighs an SSD's write drain and single cores, which are not rows here)
     assert p["bottleneck_utilisation"] >= u["utilisation"].max() - 1e-12
     assert p["innodb_serial_section_utilisation"] > 0
+    # A read's time and its parts, flattened (local storage: all of it in the device).
+    if p["innodb_page_reads_per_txn"] > 0:
+        assert math.isclose(p["innodb_read_us_mean"], p["innodb_read_us_device"])
 
 
 def test_fio_frames(tiny_fio):

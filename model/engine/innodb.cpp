@@ -1195,6 +1195,7 @@ void InnodbServer::reset_counters() {
   lsn_at_reset_ = redo_->lsn();
   binlog_->writes = binlog_->fsyncs = 0;
   serial_section_.reset_counters(now());
+  node_.storage->reset_read_totals();
   slot_s_ = 0;
   slots_counted_to_s_ = now();
 }
@@ -1237,6 +1238,15 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
   // (their utilisations name the bottleneck with the hardware's): the share of the window the serial
   // section served (the work booked in the window, less what is booked beyond its end), and the
   // innodb_thread_concurrency slots' mean occupancy.
+  // Where a read's time went (the reads booked in the window): with the pool, how much the fabric
+  // and the NVMe-oF target add to the device's share.
+  if (const auto& r = node_.storage->read_totals(); r.reads > 0) {
+    const double us_per_read = 1e6 / static_cast<double>(r.reads);
+    out["read_us"] = {{"mean", r.time.total() * us_per_read},
+                      {"device", r.time.device_s * us_per_read},
+                      {"fabric", r.time.network_s * us_per_read},
+                      {"nvmeof_cpu", r.time.cpu_s * us_per_read}};
+  }
   if (elapsed_s > 0 && profile_.serial_section_s > 0)
     out["serial_section_utilisation"] = (serial_section_.busy_s() - serial_section_.backlog_s(now())) / elapsed_s;
   if (elapsed_s > 0 && config_.thread_concurrency > 0) {

@@ -21,8 +21,8 @@ class LocalPath : public StoragePath {
 public:
   LocalPath(std::vector<NvmeDevice*> members, std::uint64_t stripe_bytes)
       : members_(std::move(members)), stripe_bytes_(stripe_bytes) {}
-  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book(offset, bytes, false)); }
-  double book_read(std::uint64_t offset, double bytes) override { return book(offset, bytes, false); }
+  IoTiming read(std::uint64_t offset, double bytes, bool) override { return wait(book_counted_read(offset, bytes)); }
+  double book_read(std::uint64_t offset, double bytes) override { return book_counted_read(offset, bytes); }
   IoTiming write(std::uint64_t offset, double bytes, WriteQueue queue) override { return wait(book(offset, bytes, true, queue)); }
   IoTiming flush() override {
     // A flush of a striped volume flushes every member; it completes with the slowest.
@@ -48,6 +48,13 @@ public:
   }
 
 private:
+  double book_counted_read(std::uint64_t offset, double bytes) {
+    const double done = book(offset, bytes, false);
+    IoTiming t;
+    t.device_s = done - now();
+    count_read(t);
+    return done;
+  }
   // `queue`: a write's submission queue (reads have none).
   double book(std::uint64_t offset, double bytes, bool write, WriteQueue queue = WriteQueue::Flushing) {
     const double t = now();
@@ -114,6 +121,7 @@ public:
     t.network_s += (at_target - issued) + (back - done);
     t.cpu_s += processed - at_target;
     t.device_s += done - processed;
+    count_read(t);
     return back;
   }
 

@@ -53,6 +53,26 @@ public:
   virtual double host_cpu_per_flush_s() const { return 0; }
   // CPU the compute node spends issuing one IO on this path before it waits (NVMe-oF initiator).
   virtual double issue_cpu_s() const { return 0; }
+
+  // The reads booked since the last reset and where their time went, summed: a page read's latency
+  // split into the device, the fabric and NVMe-oF's processing, for reports.
+  struct ReadTotals {
+    std::uint64_t reads = 0;
+    IoTiming time;
+  };
+  const ReadTotals& read_totals() const { return read_totals_; }
+  void reset_read_totals() { read_totals_ = ReadTotals{}; }
+
+protected:
+  void count_read(const IoTiming& t) {
+    ++read_totals_.reads;
+    read_totals_.time.device_s += t.device_s;
+    read_totals_.time.network_s += t.network_s;
+    read_totals_.time.cpu_s += t.cpu_s;
+  }
+
+private:
+  ReadTotals read_totals_;
 };
 
 // One direction of a fabric port. Messages are serialised at line rate, first come first served, in
