@@ -84,27 +84,52 @@ class Result:
     @classmethod
     def from_json(cls, text_or_path) -> "Result":
         """A Result from the CLI's JSON output: its text, or a file's name (a str or a path)."""
-        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith("{"):
+        if isinstance(text_or_path, str) and text_or_path.lstrip().startswith(("{", "[")):
             text, where = text_or_path, "the JSON text"
         elif isinstance(text_or_path, (str, bytes, os.PathLike)):
             where = os.fsdecode(text_or_path)
-            with open(text_or_path, encoding="utf-8") as f:
-                text = f.read()
+            try:
+                with open(text_or_path, encoding="utf-8") as f:
+                    text = f.read()
+            except UnicodeDecodeError as e:
+                raise ValueError(f"poolsim: {where}: not UTF-8 text (byte {e.start + 1})") from None
         else:
             raise TypeError(f"poolsim: Result.from_json takes JSON text or a file's path, got {type(text_or_path).__name__}")
+
+        def no_constant(name):  # NaN and Infinity: Python's extension, not JSON, and not a poolsim figure
+            raise ValueError(name)
+
         try:
-            doc = json.loads(text)
+            doc = json.loads(text, parse_constant=no_constant)
         except json.JSONDecodeError as e:
             raise ValueError(f"poolsim: {where}:{e.lineno}:{e.colno}: not JSON: {e.msg}") from None
+        except ValueError as e:
+            raise ValueError(f"poolsim: {where}: not JSON: {e} is no JSON number") from None
+        shape = f"not a poolsim result ({{\"points\": [...]}}, as `poolsim run --format json` writes)"
         if not isinstance(doc, dict) or not isinstance(doc.get("points"), list):
-            raise ValueError(f"poolsim: {where}: not a poolsim result ({{\"points\": [...]}}, as `poolsim run "
-                             "--format json` writes)")
+            raise ValueError(f"poolsim: {where}: {shape}")
+        # Each point a mapping, and what the frames read from it of the right kind: a bad one failed
+        # later, in a frame or repr(), without saying where.
+        for i, point in enumerate(doc["points"]):
+            if not isinstance(point, dict):
+                raise ValueError(f"poolsim: {where}: points[{i}] is not a mapping: {shape}")
+            if not isinstance(point.get("params", {}), dict):
+                raise ValueError(f"poolsim: {where}: points[{i}].params is not a mapping")
+            for key in ("devices", "links", "cpus", "innodb", "series"):
+                entries = point.get(key, [])
+                if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+                    raise ValueError(f"poolsim: {where}: points[{i}].{key} is not a list of mappings")
+            histogram = point.get("latency_histogram", [])
+            if not isinstance(histogram, list) or not all(isinstance(b, list) and len(b) == 2 for b in histogram):
+                raise ValueError(f"poolsim: {where}: points[{i}].latency_histogram is not a list of [latency, count] pairs")
         return cls(doc["points"])
 
     @classmethod
     def concat(cls, results: Iterable["Result"]) -> "Result":
         raw = []
         for r in results:
+            if not isinstance(r, Result):
+                raise TypeError(f"poolsim: Result.concat takes Results, got a {type(r).__name__}")
             raw.extend(r.raw)
         return cls(raw)
 

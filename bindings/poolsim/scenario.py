@@ -36,6 +36,8 @@ def _quoted(text: str, key: str | None = None) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError as e:  # a lone surrogate (a file name read with surrogateescape)
         raise ValueError(f"poolsim: {_at(key)}{text!r} is not UTF-8 text (character {e.start + 1})") from None
+    if "\0" in text:  # the library's messages, C strings, would end at it
+        raise ValueError(f"poolsim: {_at(key)}{text!r} holds a NUL character, which no scenario value can")
     quoted = json.dumps(text, ensure_ascii=False)
     for ch in _YAML_BREAKS:
         quoted = quoted.replace(ch, f"\\u{ord(ch):04x}")
@@ -91,10 +93,19 @@ def yaml_value(value: Any, key: str | None = None) -> str:
     raise TypeError(f"poolsim: {_at(key)}cannot write a {type(value).__name__} into a scenario")
 
 
-def _fs(path: str | os.PathLike) -> bytes:
+def _fs(path: str | os.PathLike, argument: str = "path") -> bytes:
     """A path as the native layer takes it: its bytes, so that a name that is not UTF-8 reaches the
-    library's check (which names it) instead of failing pybind's conversion."""
-    return os.fsencode(os.fspath(path))
+    library's check (which names it) instead of failing pybind's conversion. A NUL character is
+    refused naming ``argument``: the operating system's calls end a name there, so the file read or
+    written would be another one."""
+    if isinstance(path, bool) or not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"poolsim: {argument} must be a path (str, bytes or os.PathLike), got {type(path).__name__}")
+    raw = os.fsencode(os.fspath(path))
+    if not raw:
+        raise ValueError(f"poolsim: {argument} is an empty path")
+    if b"\0" in raw:
+        raise ValueError(f"poolsim: {argument} {os.fsdecode(raw)!r} holds a NUL character, which no file name can")
+    return raw
 
 
 # The first characters of one line of YAML text that is not a path (a flow collection, a comment, a
@@ -148,6 +159,11 @@ class Scenario:
             raise TypeError(f"poolsim.Scenario: expected a path, YAML text, a dict or a Scenario, got {type(source).__name__}")
         if text is None:
             raise TypeError("poolsim.Scenario: nothing to load (give a path, YAML text or a dict)")
+        for argument, value in (("text", text), ("origin", origin)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"poolsim.Scenario: {argument} must be a str, got {type(value).__name__}")
+        if base_dir is not None and not isinstance(base_dir, (str, os.PathLike)):
+            raise TypeError(f"poolsim.Scenario: base_dir must be a path, got {type(base_dir).__name__}")
         self.text = text
         self.origin = origin or "<string>"
         self.base_dir = os.path.abspath(base_dir or ".")
@@ -182,6 +198,9 @@ class Scenario:
     def with_sweep(self, axes: Mapping[str, Sequence[Any]]) -> "Scenario":
         """A copy whose sweep also runs these axes, after the scenario's own (the last varies fastest);
         a key already swept gets these values and takes its place among these axes."""
+        if not isinstance(axes, Mapping):
+            raise TypeError(f"poolsim: the axes of a sweep are a mapping of keys to lists of values "
+                            f"({{'workload.threads': [8, 16]}}), got {type(axes).__name__}")
         overrides = list(self.overrides)
         for k, values in axes.items():
             if not isinstance(k, str) or not k:
@@ -208,6 +227,8 @@ class Scenario:
         """A copy that is exactly the point with these params: each single value fixed by a one-value
         sweep, a list, mapping or null (which only a set gives: a sweep's values are single values)
         set as it is."""
+        if not isinstance(params, Mapping):
+            raise TypeError(f"poolsim: pinned takes a point's params (a mapping), got {type(params).__name__}")
         single = {k: [v] for k, v in params.items() if not _not_single(v)}
         others = {k: v for k, v in params.items() if _not_single(v)}
         pinned = self.with_sweep(single) if single else self
@@ -240,7 +261,7 @@ class Scenario:
         was there."""
         self.points()
         try:
-            doc = yaml.load(self.text, Loader=yaml.BaseLoader) or {}
+            doc = _text_document(self.text)
         except yaml.YAMLError as e:  # what the native loader took but PyYAML does not
             mark = getattr(e, "problem_mark", None)
             where = f"{self.origin}:{mark.line + 1}:{mark.column + 1}" if mark else self.origin
@@ -250,7 +271,7 @@ class Scenario:
         set_paths = []
         for override in self.overrides:
             path, _, value = override.partition("=")
-            value_doc = yaml.load(value, Loader=yaml.BaseLoader)
+            value_doc = _text_document(value)
             if path.startswith("sweep."):
                 doc.setdefault("sweep", {})
                 if not isinstance(doc["sweep"], dict):
@@ -275,6 +296,13 @@ class Scenario:
                 doc["sweep"].pop(leaf, None)
             if not doc["sweep"]:
                 del doc["sweep"]
+        # ...and what a variant gives for it: the loader applies a set after the variant, so a
+        # variant's value would otherwise override the set written into the file's section.
+        if isinstance(doc.get("variants"), dict):
+            for settings in doc["variants"].values():
+                if isinstance(settings, dict):
+                    for leaf in set_paths:
+                        _drop_setting(settings, leaf)
         return doc
 
     def to_yaml(self) -> str:
@@ -311,13 +339,13 @@ def _write_whole(path: str | os.PathLike, text: str) -> None:
     text made before the file is touched, written beside it and renamed onto it; through a symbolic
     link, the file it names); a device or a FIFO (/dev/null, a pipe) written directly, never replaced
     by a regular file. OSError when the write fails."""
-    _poolsim.write_outputs([(_fs(path), text)])
+    _poolsim.write_outputs([(_fs(path, "path"), text)])
 
 
 def _read_scenario_file(path: str) -> str:
     """A scenario file's text; poolsim.InputError naming the file (and the line and byte) when it is
     not there, a directory, or not UTF-8 (latin-1, UTF-16), as the CLI reads it."""
-    return _poolsim.read_scenario_file(_fs(path))
+    return _poolsim.read_scenario_file(_fs(path, "source"))
 
 
 _SECTION_HINT = (" (to vary several keys, or a list, together: name each combination under the scenario's "
@@ -375,12 +403,51 @@ def _leaf_settings(path: str, value: Any) -> list:
     return out
 
 
+class _Quoted(str):
+    """A scalar the YAML text quoted ("null", "8", "yes" as text): written quoted again."""
+
+
+def _text_document(text: str) -> Any:
+    """YAML text as Python values with every scalar kept as its text (as PyYAML's BaseLoader reads
+    it), except that a quoted scalar is a _Quoted and an empty plain one (``sweep:``) is None: so
+    written back, "null" stays text and an empty value stays empty."""
+    def value(node):
+        if isinstance(node, yaml.MappingNode):
+            return {value(k): value(v) for k, v in node.value}
+        if isinstance(node, yaml.SequenceNode):
+            return [value(v) for v in node.value]
+        if node.style in ("'", '"'):
+            return _Quoted(node.value)
+        return None if node.value == "" and node.style is None else node.value
+    root = yaml.compose(text, Loader=yaml.BaseLoader)
+    return {} if root is None else value(root)
+
+
+def _drop_setting(settings: dict, leaf: str) -> None:
+    """Removes what a variant's settings (dotted keys, or sections as mappings) give for ``leaf``."""
+    for key in list(settings):
+        if not isinstance(key, str):
+            continue
+        if key == leaf or key.startswith(leaf + "."):
+            del settings[key]
+        elif leaf.startswith(key + ".") and isinstance(settings[key], dict):
+            _drop_setting(settings[key], leaf[len(key) + 1:])
+
+
 class _TextDumper(yaml.SafeDumper):
-    """Writes strings as they were read (BaseLoader keeps every scalar as text): no quotes around
-    "8" or "true", which poolsim reads by their text."""
+    """Writes strings as they were read (every scalar kept as text): no quotes around "8" or
+    "true", which poolsim reads by their text; quoted ones quoted, an empty value as null."""
+
+    def represent_quoted(self, data):
+        return self.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+
+    def represent_empty(self, _data):
+        return self.represent_scalar("tag:yaml.org,2002:str", "null")
 
 
 _TextDumper.yaml_implicit_resolvers = {}
+_TextDumper.add_representer(_Quoted, _TextDumper.represent_quoted)
+_TextDumper.add_representer(type(None), _TextDumper.represent_empty)
 
 
 class _DictDumper(yaml.SafeDumper):

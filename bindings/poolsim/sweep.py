@@ -137,6 +137,8 @@ def sweep(scenario: Any, axes: Mapping[str, Sequence[Any]] | None = None, *, cli
     _check_errors_arg(errors)
     jobs = _default_jobs(jobs)
     s = _as_scenario(scenario)
+    if client is not None and not callable(getattr(client, "map", None)):
+        raise TypeError(f"poolsim: client must be a dask.distributed.Client (or None: local processes), got {type(client).__name__}")
     if axes:
         s = s.with_sweep(axes)
     points = s.points()  # validates everything here, before any task is sent

@@ -9,28 +9,38 @@ import os
 from typing import Iterable
 
 from . import _poolsim
+from .scenario import _fs
 from .sweep import checked_jobs
 
 __all__ = ["Calibration", "Validation", "calibrate", "validate", "validate_table"]
 
 
-def _paths(items) -> list[str]:
+def _paths(items, argument: str = "traces") -> list[str]:
     if isinstance(items, (str, bytes, os.PathLike)):
         items = [items]
+    if items is None or not hasattr(items, "__iter__") or isinstance(items, dict):
+        raise TypeError(f"poolsim: {argument} must be a path or a list of paths, got {type(items).__name__}")
+    for p in items:
+        if not isinstance(p, (str, bytes, os.PathLike)):
+            raise TypeError(f"poolsim: {argument} must be a path or a list of paths, got a {type(p).__name__} among them")
     return [os.fspath(p) for p in items]
 
 
-def _fs_paths(items) -> list[bytes]:
+def _fs_paths(items, argument: str) -> list[bytes]:
     """Paths as the native layer takes them: bytes, so that a name that is not UTF-8 reaches the
-    library's check (the CLI's words) instead of failing pybind's conversion."""
-    return [os.fsencode(p) for p in _paths(items)]
+    library's check (the CLI's words) instead of failing pybind's conversion; one with a NUL
+    character is refused naming ``argument``."""
+    return [_fs(p, argument) for p in _paths(items, argument)]
 
 
 def _duration(duration) -> float:
     """Seconds as a float, or TypeError naming the argument (the native layer checks the value)."""
     if isinstance(duration, bool) or not isinstance(duration, numbers.Real):
         raise TypeError(f"poolsim: duration must be a number of seconds, got {duration!r}")
-    return float(duration)
+    try:
+        return float(duration)
+    except OverflowError:
+        raise ValueError(f"poolsim: duration {duration!r} is too large a number of seconds") from None
 
 
 class Calibration:
@@ -60,11 +70,11 @@ class Calibration:
         either replaces its target (never a mismatched pair); a device or FIFO is written directly."""
         profile_path = os.fspath(profile_path)
         devices_path = self.devices_path_for(profile_path)
-        inputs = [("the trace", p, True) for p in _fs_paths(self.traces)]
-        inputs += [("the background trace", p, True) for p in _fs_paths(self.background)]
+        inputs = [("the trace", p, True) for p in _fs_paths(self.traces, "traces")]
+        inputs += [("the background trace", p, True) for p in _fs_paths(self.background, "background")]
         for path in (profile_path, devices_path):
-            _poolsim.check_output(os.fsencode(path), "output", inputs)
-        _poolsim.write_outputs([(os.fsencode(profile_path), self.profile_yaml), (os.fsencode(devices_path), self.devices_yaml)])
+            _poolsim.check_output(_fs(path, "output"), "output", inputs)
+        _poolsim.write_outputs([(_fs(profile_path, "output"), self.profile_yaml), (_fs(devices_path, "output"), self.devices_yaml)])
         return profile_path, devices_path
 
     def __repr__(self) -> str:
@@ -87,13 +97,21 @@ def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
     write buffer's size on the diskstats write await of the traces that write pages, ``duration``
     simulated seconds each (0: each trace's own window), ``jobs`` at a time (``poolsim calibrate
     --duration --jobs``)."""
-    dirs, background = _paths(traces), _paths(background)
+    dirs, background = _paths(traces, "traces"), _paths(background, "background")
     if name is None:
-        name = os.path.splitext(os.path.basename(os.fspath(output)))[0] if output else "calibrated"
+        name = os.fsdecode(os.path.splitext(os.path.basename(os.fspath(output)))[0]) if output else "calibrated"
+    if not isinstance(name, str):
+        raise TypeError(f"poolsim: name must be a str (the profile's name), got {type(name).__name__}")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"poolsim: name {name!r} is not UTF-8 text") from None
     # The native layer checks the traces (given twice, names not UTF-8) and the output (over a trace's
     # files, in a directory that is not there) as the CLI does, before any fit.
-    out = _poolsim.calibrate(_fs_paths(dirs), name, _fs_paths(background), _duration(duration), checked_jobs(jobs),
-                             os.fsencode(output) if output is not None else b"")
+    if output is not None:
+        _fs(output, "output")  # an empty path or a NUL is refused before the fit
+    out = _poolsim.calibrate(_fs_paths(dirs, "traces"), name, _fs_paths(background, "background"), _duration(duration),
+                             checked_jobs(jobs), _fs(output, "output") if output is not None else b"")
     result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"], dirs, background)
     if output is not None:
         result.save(output)
@@ -152,7 +170,7 @@ def validate(traces: Iterable[str | os.PathLike], profile: str | os.PathLike, de
     _check_validation()
     if profile is None:
         raise TypeError("poolsim: validate needs a profile (the profile's path)")
-    raw = _poolsim.validate(_fs_paths(traces), os.fsencode(profile), os.fsencode(devices) if devices else b"",
+    raw = _poolsim.validate(_fs_paths(traces, "traces"), _fs(profile, "profile"), _fs(devices, "devices") if devices else b"",
                             _duration(duration), checked_jobs(jobs))
     return Validation(json.loads(raw))
 
@@ -168,6 +186,6 @@ def validate_table(scenario: str | os.PathLike, table_csv: str | os.PathLike, pr
     if devices:
         raise ValueError("poolsim: validate_table takes its devices from the scenario's catalogue; "
                          f"devices={os.fspath(devices)!r} would be ignored")
-    raw = _poolsim.validate_table(os.fsencode(scenario), os.fsencode(table_csv), os.fsencode(profile) if profile else b"",
+    raw = _poolsim.validate_table(_fs(scenario, "scenario"), _fs(table_csv, "table_csv"), _fs(profile, "profile") if profile else b"",
                                   b"", _duration(duration), checked_jobs(jobs))
     return Validation(json.loads(raw))

@@ -285,6 +285,35 @@ def test_save_refuses_what_the_loader_refuses(tmp_path):
         poolsim.Scenario("name: [x\n", origin="broken.yaml").name
 
 
+def test_save_writes_what_the_scenario_runs(tmp_path):
+    # A set of a key a variant also sets was written into the file's section, which the variant
+    # overrides: the saved file ran the variants' values. A quoted "null" was written bare (null),
+    # an empty `sweep:` as '' (a string where a mapping belongs).
+    v = poolsim.Scenario("name: x\nvariants: {a: {workload.fio.iodepth: 2}, b: {workload: {fio: {iodepth: 3}}}}\n"
+                         "sweep: {variant: [a, b]}\n").set("workload.fio.iodepth", 9)
+    v.save(tmp_path / "v.yaml")
+    depths = [p["document"]["workload"]["fio"]["iodepth"] for p in poolsim.Scenario(tmp_path / "v.yaml").points()]
+    assert depths == [p["document"]["workload"]["fio"]["iodepth"] for p in v.points()] == [9, 9]
+    for s in (poolsim.Scenario("name: x\n").set("name", "null"), poolsim.Scenario("name: '8'\n"),
+              poolsim.Scenario("name: x\nsweep:\n")):
+        again = poolsim.Scenario(s.to_yaml())
+        assert [p["name"] for p in again.points()] == [p["name"] for p in s.points()]
+
+
+def test_a_nul_character_is_refused_naming_the_argument(tiny_fio, tmp_path):
+    # The operating system ends a name at NUL: save() wrote 'x' for 'x\0y.yaml', a scenario path
+    # with a NUL read the file before it, and the library's messages (C strings) ended there.
+    with pytest.raises(ValueError, match="path '.*x.x00y.yaml' holds a NUL character"):
+        tiny_fio.save(tmp_path / "x\0y.yaml")
+    with pytest.raises(ValueError, match="path .* holds a NUL character"):
+        poolsim.Result([]).to_json(str(tmp_path / "r\0.json"))
+    with pytest.raises(ValueError, match="source .* holds a NUL character"):
+        poolsim.Scenario.from_file(str(tmp_path / "s.yaml\0junk"))
+    with pytest.raises(ValueError, match="key 'storage.kind': 'loc.x00al' holds a NUL character"):
+        tiny_fio.with_sweep({"storage.kind": ["loc\0al"]})
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_scenario_files_are_read_as_the_cli_reads_them(tmp_path):
     # UnicodeDecodeError without a file or line; a mistyped path, a directory or an upper-case .YAML
     # read as YAML text ("<string>:1:1: a scenario must be a YAML mapping").
@@ -362,6 +391,17 @@ def test_argument_errors_name_the_argument(tiny_fio, tmp_path):
             poolsim.run(tiny_fio, jobs=jobs)
         with pytest.raises(error, match="jobs must be a whole number"):
             poolsim.sweep(tiny_fio, {"workload.fio.iodepth": [1]}, jobs=jobs)
+    # Wrong types named as arguments (they gave pybind's "incompatible function arguments" with the
+    # whole YAML text, or an AttributeError from inside the module).
+    for call, message in ((lambda: tiny_fio.with_sweep(None), "axes of a sweep are a mapping"),
+                          (lambda: poolsim.sweep(tiny_fio, ["workload.threads"]), "axes of a sweep are a mapping"),
+                          (lambda: tiny_fio.pinned(None), "pinned takes a point's params"),
+                          (lambda: poolsim.Scenario.from_yaml(5), "text must be a str"),
+                          (lambda: poolsim.Scenario.from_yaml("name: x\n", origin=5), "origin must be a str"),
+                          (lambda: poolsim.Result.concat([{"points": []}]), "Result.concat takes Results"),
+                          (lambda: poolsim.sweep(tiny_fio, {"workload.fio.iodepth": [1]}, client="tcp://x"), "client must be")):
+        with pytest.raises(TypeError, match=message):
+            call()
     # Result.from_json: a path object; a document that is not a result.
     r = poolsim.Result([{"params": {}, "iops": 1.0}])
     path = tmp_path / "r.json"

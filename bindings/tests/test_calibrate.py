@@ -145,6 +145,19 @@ def test_calibrate_checks_its_output_before_fitting(root, tmp_path, monkeypatch)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(poolsim.InputError, match="there is no directory 'nodir'"):
         c.save("nodir/p.yaml")
+    # An empty path (output="" passed the native check as "no output" and failed after the fit) and
+    # a NUL character (the file written was the name before it: the devices over the profile).
+    for bad, message in (("", "output is an empty path"), ("p\0q.yaml", "output 'p.x00q.yaml' holds a NUL character")):
+        with pytest.raises(ValueError, match=message):
+            poolsim.calibrate(traces, output=bad, jobs=1)
+        with pytest.raises(ValueError, match=message):
+            c.save(bad)
+    with pytest.raises(TypeError, match="traces must be a path or a list of paths, got NoneType"):
+        poolsim.validate(None, "profile.yaml")
+    with pytest.raises(ValueError, match="duration .* is too large"):
+        poolsim.validate(traces, "profile.yaml", duration=10**400)
+    with pytest.raises(TypeError, match="name must be a str"):
+        poolsim.calibrate(traces, name=5, jobs=1)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(t.name for t in traces)
 
 
