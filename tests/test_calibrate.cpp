@@ -752,6 +752,75 @@ TEST(Trace, FioFiguresThatNoDeviceHasNameFileAndKey) {
   EXPECT_CONTAINS(broken([](nlohmann::json& j) { j["jobs"][0]["read"]["iops"] = "fast"; }), "jobs[0].read.iops");
   EXPECT_CONTAINS(broken([](nlohmann::json& j) { j["jobs"][0]["job options"]["iodepth"] = "deep"; }), "job options.iodepth");
   EXPECT_CONTAINS(broken([](nlohmann::json& j) { j["jobs"][0]["job options"]["bs"] = "big"; }), "job options.bs");
+  // A rate no device has: 1e19 overflowed the fitted catalogue's whole-number read_iops, refused
+  // then at a temporary file's line; 1e-300 was fitted into a device (QD1 service 0 -> 165,014 s).
+  for (double iops : {1e19, 2e9, 1e-300, 0.5}) {
+    e = broken([&](nlohmann::json& j) { j["jobs"][0]["read"]["iops"] = iops; });
+    EXPECT_CONTAINS(e, "fio/bad.json");
+    EXPECT_CONTAINS(e, "jobs[0].read.iops");
+    EXPECT_CONTAINS(e, "no device's");
+  }
+  // The job's own rate missing: the side was skipped and the device left out of the catalogue.
+  e = broken([](nlohmann::json& j) { j["jobs"][0]["read"].erase("iops"); });
+  EXPECT_CONTAINS(e, "jobs[0].read.iops");
+  EXPECT_CONTAINS(e, "missing");
+  // A job that failed (fio's errno) was read as the device's figures.
+  e = broken([](nlohmann::json& j) { j["jobs"][0]["error"] = 5; });
+  EXPECT_CONTAINS(e, "jobs[0].error");
+  EXPECT_CONTAINS(e, "the job failed");
+}
+
+TEST(Calibrate, CountersNoRunMakesAreRefusedAtTheirStatusLine) {
+  // Each was fitted without a word: a redo counter 10,000 times its run's (the redo rate fitted from
+  // it made the fit's trial simulations run for ever), a counter that wrapped (a device costing
+  // 4e-13 us per IO), a pool whose page count is 0 (averaged into the profile's frames per page).
+  const std::string set = kTraces + "/local-vm/";
+  auto traces_with = [&](const std::string& name, const std::string& counter, const std::function<double(double, double)>& after) {
+    std::string dir = copy_trace(set + "tmpfs-bp512M-t4", "counters/" + name);
+    const Trace t = load_trace(dir);
+    const double value = after(t.status_before.at(counter), t.status_after.at(counter));
+    char text[64];
+    std::snprintf(text, sizeof text, "%s\t%.0f", counter.c_str(), value);
+    const int line = replace_line(dir + "/status_after.tsv", counter + "\t", text);
+    if (counter == "Innodb_buffer_pool_pages_total") replace_line(dir + "/status_before.tsv", counter + "\t", text);
+    return std::make_pair(std::vector<Trace>{load_trace(dir), load_trace(set + "tmpfs-bp3G-t4"), load_trace(set + "tmpfs-bp3G-t1")},
+                          line);
+  };
+  auto [redo, redo_line] = traces_with("redo", "Innodb_os_log_written", [](double b, double a) { return b + (a - b) * 1e4; });
+  auto e = error_of([&] { calibrate(redo, "x"); });
+  EXPECT_CONTAINS(e, "status_after.tsv:" + std::to_string(redo_line) + ": key 'Innodb_os_log_written'");
+  EXPECT_CONTAINS(e, "bytes of redo per row change");
+  auto [wrapped, wrapped_line] = traces_with("wrapped", "Innodb_pages_written", [](double, double) { return 1.8e19; });
+  e = error_of([&] { calibrate(wrapped, "x"); });
+  EXPECT_CONTAINS(e, "status_after.tsv:" + std::to_string(wrapped_line) + ": key 'Innodb_pages_written'");
+  EXPECT_CONTAINS(e, "per transaction");
+  auto [no_frames, frames_line] = traces_with("frames", "Innodb_buffer_pool_pages_total", [](double, double) { return 0.0; });
+  e = error_of([&] { calibrate(no_frames, "x"); });
+  EXPECT_CONTAINS(e, "status_after.tsv:" + std::to_string(frames_line) + ": key 'Innodb_buffer_pool_pages_total'");
+  EXPECT_CONTAINS(e, "frames per page");
+  // The profile's bound where no trace is involved: a redo rate past a row change's is refused by key.
+  const std::string profile = temp_path("counters/redo-profile.yaml");
+  std::filesystem::copy_file(set + "profile.yaml", profile, std::filesystem::copy_options::overwrite_existing);
+  replace_line(profile, "redo_bytes_per_row_change:", "redo_bytes_per_row_change: 1e300B");
+  e = error_of([&] { load_profile(profile); });
+  EXPECT_CONTAINS(e, "redo_bytes_per_row_change");
+}
+
+TEST(Calibrate, FioJobsThatMeasurePartOfTheDeviceAreRefused) {
+  // Without its sync jobs a trace's device was fitted with a flush of 0 us and power-loss
+  // protection; without its QD1 read it was left out of the catalogue. Both without a word.
+  const std::string from = kTraces + "/local-vm/disk-bp512M-t4";
+  std::string dir = copy_trace(from, "fio-parts/no-sync");
+  for (const auto& f : std::filesystem::directory_iterator(dir + "/fio"))
+    if (f.path().filename().string().find("sync") != std::string::npos) std::filesystem::remove(f.path());
+  auto e = error_of([&] { device_yaml_from_fio(load_trace(dir), 0); });
+  EXPECT_CONTAINS(e, dir + "/fio");
+  EXPECT_CONTAINS(e, "no fsync or fdatasync job");
+  dir = copy_trace(from, "fio-parts/no-qd1");
+  std::filesystem::remove(dir + "/fio/randread-16k-qd1.json");
+  e = error_of([&] { device_yaml_from_fio(load_trace(dir), 0); });
+  EXPECT_CONTAINS(e, "no randread job at iodepth 1");
+  EXPECT_FALSE(device_yaml_from_fio(load_trace(from), 0).empty());
 }
 
 TEST(Calibrate, FitsAndValidatesEndToEnd) {

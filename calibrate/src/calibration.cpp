@@ -178,6 +178,14 @@ RedoFit fit_redo(const std::vector<const Trace*>& traces) {
     const auto redo = t->per_txn("Innodb_os_log_written");
     const int changes = row_changes_per_txn(*t);
     if (!redo || changes <= 0) continue;
+    // A row change logs its record, its undo's and its index entries', well under a page each: past
+    // kMaxRedoPerRowChange (the profile's bound) the counters are not this run's.
+    if (*redo / changes > kMaxRedoPerRowChange_bytes) {
+      char shown[48];
+      std::snprintf(shown, sizeof shown, "%.3g", *redo / changes);
+      t->refuse_status_counter("Innodb_os_log_written", std::string(shown) + " bytes of redo per row change: no row change logs "
+                                                        "that much (at most 1 MiB; a counter that wrapped, or a value from another run)");
+    }
     mean_sum += *redo / changes;
     ++fit.traces;
     // The model logs the commit record itself (kCommitRedoBytes): the fit covers the rest.
@@ -472,7 +480,17 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
       if (write_lat <= 0) write_lat = f.latency_mean_s;
     }
   }
-  if (qd1 <= 0 || best_iops <= 0) return "";
+  if (t.fio.empty()) return "";  // no fio jobs: the catalogue's device
+  // fio jobs without these measure only part of the device: the rest was left out of the catalogue
+  // (no QD1 read) or taken as free (no sync job: a flush of 0 us, power-loss protection) without a
+  // word. capture.py records both.
+  const std::string fio_dir = (std::filesystem::path(t.dir) / "fio").string();
+  if (qd1 <= 0 || best_iops <= 0)
+    throw InputError({fio_dir, 0, 0}, "", "no randread job at iodepth 1 among the fio jobs: the device's read latency is not measured "
+                                          "(capture.py records randread-16k-qd1.json)");
+  if (sync_lat <= 0)
+    throw InputError({fio_dir, 0, 0}, "", "no fsync or fdatasync job among the fio jobs: the device's flush is not measured "
+                                          "(capture.py records randwrite-16k-fsync-qd1.json)");
   std::sort(reads.begin(), reads.end(), [](const FioResult* a, const FioResult* b) { return a->iodepth < b->iodepth; });
   ReadQueueFit fit = fit_read_queue(reads, qd1, best_iops);
   // The interface is not what limits a fitted device: make it an order of magnitude wider than the
@@ -851,7 +869,17 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
     std::string unit_error;
     auto pool = parse_quantity(t->meta["server"]["buffer_pool"].Scalar(), Dimension::Bytes, &unit_error);
     if (total != t->status_after.end() && pool && *pool > 0) {
-      frames_sum += total->second / (*pool / kInnodbPageBytes);
+      // A pool's frames are most of its pages (the rest hold their descriptors): outside the
+      // profile's 0.5-1 the counter is not this pool's, and a mean would hide it among the others.
+      const double ratio = total->second / (*pool / kInnodbPageBytes);
+      if (!(ratio >= kMinPoolFramesRatio && ratio <= kMaxPoolFramesRatio)) {
+        char shown[48];
+        std::snprintf(shown, sizeof shown, "%.4g", ratio);
+        t->refuse_status_counter("Innodb_buffer_pool_pages_total",
+                                 std::string(shown) + " frames per page of the buffer pool (meta.yaml server.buffer_pool " +
+                                     t->meta["server"]["buffer_pool"].Scalar() + "): expected 0.5 to 1 (not this pool's count)");
+      }
+      frames_sum += ratio;
       ++frames_n;
     }
     double sb = host_wide ? std::nan("") : t->capture_figure("sysbench_cpu_pct");

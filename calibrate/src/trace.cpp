@@ -716,6 +716,10 @@ FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
     throw InputError({file, 0, 0}, "", "not fio JSON output (no 'jobs')");
   const auto& job = doc["jobs"][0];
   if (!job.is_object()) throw InputError({file, 0, 0}, "jobs[0]", "not fio JSON output (a job is not an object)");
+  // fio reports a job that failed (a device it could not open, an IO error) with its errno; its
+  // figures are not the device's.
+  if (job.contains("error") && !(job["error"].is_number_integer() && job["error"].get<long long>() == 0))
+    throw InputError({file, 0, 0}, "jobs[0].error", "the job failed (fio's error " + job["error"].dump() + "): its figures are not the device's");
   FioResult r;
   r.file = file;
   const auto& options = job.contains("job options") ? job["job options"] : nlohmann::json::object();
@@ -765,13 +769,26 @@ FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
   // The job's own side must have done IO at a real rate; the other side of a pure read or write job
   // reports zeros, which are kept as they are.
   auto side_figures = [&](const char* name, double& iops, double& latency_s) {
+    const std::string at = std::string("jobs[0].") + name;
+    const bool mixed = r.rw == "rw" || r.rw == "readwrite" || r.rw == "randrw";
+    const bool own = std::string(name) == side || mixed;
+    // The job's own side without its rate was skipped, and the device it was to be fitted into
+    // left out of the catalogue without a word.
+    if (own && !(job.contains(name) && job[name].is_object() && job[name].contains("iops")))
+      throw InputError({file, 0, 0}, at + ".iops", "missing");
     if (job.contains(name) && job[name].is_object() && job[name].contains("lat_ns") && job[name].contains("iops")) {
-      const std::string at = std::string("jobs[0].") + name;
-      const bool mixed = r.rw == "rw" || r.rw == "readwrite" || r.rw == "randrw";
-      const bool own = std::string(name) == side || mixed;
       if (!job[name]["lat_ns"].is_object() || !job[name]["lat_ns"].contains("mean"))
         throw InputError({file, 0, 0}, at + ".lat_ns.mean", "missing");
       iops = figure(job[name]["iops"], at + ".iops", own);
+      // A rate no device has (fewer than one IO a second, or past 100 million: the fastest NVMe
+      // SSDs serve a few million) would be fitted into a device model, or overflow its whole-number
+      // rate and be refused later, named by a temporary file: said here, at the job's figure.
+      constexpr double kMinIops = 1, kMaxIops = 1e8;
+      if (own && (iops < kMinIops || iops > kMaxIops)) {
+        char shown[32];
+        std::snprintf(shown, sizeof shown, "%.3g", iops);
+        throw InputError({file, 0, 0}, at + ".iops", std::string(shown) + " IOs a second: no device's (expected 1 to 1e8)");
+      }
       latency_s = figure(job[name]["lat_ns"]["mean"], at + ".lat_ns.mean", own) * 1e-9;
       // A mean IO latency past a minute is no device's (and the devices built from it would be
       // refused later, named by a temporary file): said here, at the job's figure.
@@ -983,18 +1000,32 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
       std::snprintf(buf, sizeof buf, "%.0f", v);
       return std::string(buf);
     };
-    const std::string file = (fs::path(dir) / "status_after.tsv").string();
-    int line = 0, n = 0;
-    std::istringstream in(slurp(file));
-    for (std::string text; std::getline(in, text) && line == 0;) {
-      ++n;
-      if (text.rfind(counter + "\t", 0) == 0) line = n;
-    }
-    throw InputError({file, line, 0}, counter,
-                     "the counter fell from " + count_text(b->second) + " in status_before.tsv to " + count_text(a->second) +
-                         ": the server was restarted or its status flushed between the snapshots, or the two files are not from one run");
+    refuse_status_counter(counter, "the counter fell from " + count_text(b->second) + " in status_before.tsv to " + count_text(a->second) +
+                                       ": the server was restarted or its status flushed between the snapshots, or the two files are not from one run");
   }
-  return (a->second - b->second) / transactions;
+  const double per_transaction = (a->second - b->second) / transactions;
+  // A delta no run makes (a counter that wrapped, a value from elsewhere): a billion of anything
+  // (bytes included) per sysbench transaction. Fitted, it made a device or a redo rate that does not
+  // exist, or a simulation that never ended.
+  constexpr double kMaxPerTransaction = 1e9;
+  if (per_transaction > kMaxPerTransaction && !is_status_gauge(counter)) {
+    char shown[48];
+    std::snprintf(shown, sizeof shown, "%.3g", per_transaction);
+    refuse_status_counter(counter, std::string(shown) + " per transaction between status_before.tsv and status_after.tsv: no run's "
+                                   "(at most 1e9 per transaction; a counter that wrapped, or a value from another run)");
+  }
+  return per_transaction;
+}
+
+void Trace::refuse_status_counter(const std::string& counter, const std::string& message) const {
+  const std::string file = (fs::path(dir) / "status_after.tsv").string();
+  int line = 0, n = 0;
+  std::istringstream in(slurp(file));
+  for (std::string text; std::getline(in, text) && line == 0;) {
+    ++n;
+    if (text.rfind(counter + "\t", 0) == 0) line = n;
+  }
+  throw InputError({file, line, 0}, counter, message);
 }
 
 std::optional<double> Trace::checked_variable(const std::string& variable, double min, double max, bool whole,

@@ -137,6 +137,8 @@ struct Trace {
   std::optional<double> bursts_per_txn() const;
   // Status counter delta per transaction (nullopt when not recorded).
   std::optional<double> per_txn(const std::string& counter) const;
+  // An InputError at `counter`'s line of status_after.tsv: a delta the calibration cannot use.
+  [[noreturn]] void refuse_status_counter(const std::string& counter, const std::string& message) const;
   // The block layer's mean await of `device` over the run (diskstats after - before, divided by
   // the measured window capture.window_s, else the sysbench run time); nullopt without diskstats.
   std::optional<DeviceAwait> device_await(const std::string& device) const;

@@ -13,6 +13,11 @@ namespace poolsim {
 // trx_undo_set_state_at_finish): a few header fields; U, not measured separately. The model logs it
 // once per writing transaction, and calibrate takes it out of the measured redo before its fit.
 inline constexpr double kCommitRedoBytes = 64;
+// Bounds of a profile's measured figures (the schema's, and calibrate's check of each trace): a row
+// change logs its record, its undo's and its index entries', each well under a 16 KiB page; a pool's
+// frames are most of its pages, the rest holding their descriptors.
+inline constexpr double kMaxRedoPerRowChange_bytes = 1048576;
+inline constexpr double kMinPoolFramesRatio = 0.5, kMaxPoolFramesRatio = 1.0;
 
 struct ServerProfile {
   std::string name;
