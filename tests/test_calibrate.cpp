@@ -714,6 +714,31 @@ TEST(Trace, DeviceAwaitOfACommittedTraceIsTheBlockLayersMeanPerRequest) {
   EXPECT_FALSE(t.device_await("nvme9n1").has_value());
 }
 
+TEST(Trace, TheTracesOwnDeviceMustBeInBothDiskSnapshotsAndHaveDoneIo) {
+  // Each was left out of the write-buffer fit and validate's await comparison without a word.
+  const std::string from = kTraces + "/local-vm/disk-bp512M-t4";
+  std::string dir = copy_trace(from, "disk-device/only-after");
+  {  // the vda line taken out of diskstats_before.txt
+    std::string text = poolsim::testing::read_file(dir + "/diskstats_before.txt");
+    const auto at = text.find(" 254       0 vda ");
+    ASSERT_NE(at, std::string::npos);
+    text.erase(at, text.find('\n', at) + 1 - at);
+    std::ofstream(dir + "/diskstats_before.txt") << text;
+  }
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "diskstats_before.txt");
+  EXPECT_CONTAINS(e, "is in diskstats_after.txt but not here");
+  dir = copy_trace(from, "disk-device/other-name");
+  const int line = replace_line(dir + "/meta.yaml", "storage: ", "storage: {kind: virtual-disk, device: sdz, fs: ext4}");
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(line) + ":");
+  EXPECT_CONTAINS(e, "storage.device");
+  dir = copy_trace(from, "disk-device/copied");
+  std::filesystem::copy_file(dir + "/diskstats_before.txt", dir + "/diskstats_after.txt", std::filesystem::copy_options::overwrite_existing);
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "did no IO between the snapshots");
+}
+
 TEST(Trace, BadMetaNamesKeyAndLine) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t16", "bad-meta");
   std::string meta = dir + "/meta.yaml";
@@ -910,6 +935,21 @@ TEST(Validate, PublishedTableThroughAScenario) {
   EXPECT_CONTAINS(doc["rows"][2]["skipped"].get<std::string>(), "storage 'ram'");
   EXPECT_EQ(doc["summary"]["rows_compared"], 2);
   EXPECT_EQ(doc["summary"]["rows_skipped"], 1);
+}
+
+TEST(Validate, NothingToCompareIsAnErrorNotAnEmptyOrAHundredPercentRow) {
+  // A header without rows gave an empty summary and exit 0; a --duration too short for one
+  // transaction gave a -100 % TPS row (and that median) with exit 0.
+  std::string scenario = poolsim::testing::write_temp("table-scenario3.yaml", kTableScenario);
+  std::string header = poolsim::testing::write_temp("header-only.csv", "series,storage,threads,tps,p95\n");
+  auto r = run_cli("validate --scenario " + scenario + " --table " + header);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "header-only.csv:1:1");
+  EXPECT_CONTAINS(r.err, "no rows");
+  r = run_cli("validate --profile " + kTraces + "/local-vm/profile.yaml " + kTraces + "/local-vm/tmpfs-bp512M-t4 --duration 0.000001");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_CONTAINS(r.err, "--duration");
+  EXPECT_CONTAINS(r.err, "no transaction of");
 }
 
 TEST(Validate, BadTableOrMappingNamesFileLineAndKey) {

@@ -1317,6 +1317,32 @@ Trace load_trace(const std::string& dir) {
           throw InputError({after_file, 0, 0}, device, std::string(name) + " fell from " + std::to_string(was) + " (diskstats_before.txt) to " +
                                                            std::to_string(is) + ": the snapshots are not of one run (a reboot between them?)");
     }
+    // The trace's own device (meta.yaml storage.device), whose await the write-buffer fit and validate
+    // compare: in after only, or in neither while the snapshots list devices, it was left out of both
+    // without a word; a device that did no IO while the server wrote is a snapshot copied twice.
+    const std::string before_file = (fs::path(dir) / "diskstats_before.txt").string();
+    const YAML::Node& m = meta;  // const lookups: no keys are created
+    const YAML::Node device_node = m["storage"]["device"];
+    const std::string device = device_node ? device_node.Scalar() : "";
+    const std::string kind = m["storage"]["kind"] ? m["storage"]["kind"].Scalar() : "";
+    const bool in_before = t.diskstats_before.count(device) > 0, in_after = t.diskstats_after.count(device) > 0;
+    if (in_after && !in_before)
+      throw InputError({before_file, 0, 0}, device, "device '" + device + "' (meta.yaml storage.device) is in diskstats_after.txt but not here");
+    if (!device.empty() && kind != "tmpfs" && !in_before && !in_after)
+      throw InputError(Origin{meta_file, {}}.locate("storage.device", device_node), "storage.device",
+                       "'" + device + "' is not among the devices of diskstats_before.txt and diskstats_after.txt: not the device this trace ran on");
+    auto data_writes = [&](const std::map<std::string, double>& status) {
+      auto it = status.find("Innodb_data_writes");
+      return it == status.end() ? 0.0 : it->second;
+    };
+    if (in_before && kind != "tmpfs") {
+      const DiskStats &b = t.diskstats_before.at(device), &a = t.diskstats_after.at(device);
+      const double server_writes = data_writes(t.status_after) - data_writes(t.status_before);
+      if (a.writes == b.writes && a.reads == b.reads && server_writes > 0)
+        throw InputError({after_file, 0, 0}, device,
+                         "device '" + device + "' did no IO between the snapshots while the server wrote " + std::to_string(std::lround(server_writes)) +
+                             " times (Innodb_data_writes): the snapshots are not of this run (one copied as both?)");
+    }
   }
   auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
   if (fs::exists(bursts)) {

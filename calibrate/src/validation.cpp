@@ -94,6 +94,18 @@ void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) 
   if (result.contains("ci95") && result["ci95"].contains("tps")) row["predicted"]["tps_ci95"] = result["ci95"]["tps"];
 }
 
+// A point that completed nothing within a --duration that cut its run short is no prediction: its
+// -100 % TPS error would say nothing of the model, and a longer --duration would not show it.
+void refuse_a_duration_that_completed_nothing(const nlohmann::ordered_json& result, double duration_s, const std::string& what) {
+  const bool nothing_completed = (result.contains("transactions") && result["transactions"] == 0) ||
+                                 (result.contains("business_operations") && result["business_operations"] == 0);
+  if (!nothing_completed || !(duration_s > 0)) return;
+  std::ostringstream message;
+  message << "no transaction of " << what << " completed in the " << duration_s
+          << " s that --duration allows (the point's warm-up and first batch come first): give a longer --duration";
+  throw InputError({"--duration", 0, 0}, "duration", message.str());
+}
+
 // The half-width of a 95 % confidence interval of a run's mean TPS from its interval lines (each a
 // batch mean; at least 3), or nothing when the log has too few.
 std::optional<double> interval_tps_ci95(const SysbenchResult& log) {
@@ -387,6 +399,7 @@ nlohmann::ordered_json validate_traces(const std::vector<std::string>& dirs, con
   for (size_t i = 0; i < traces.size(); ++i) {
     const auto& r = results[i];
     if (r.contains("error")) throw std::runtime_error("simulating " + dirs[i] + " failed: " + r["error"].get<std::string>());
+    refuse_a_duration_that_completed_nothing(r, options.duration_s, dirs[i]);
     const auto& m = traces[i].sysbench;
     nlohmann::ordered_json row = {{"trace", dirs[i]}, {"measured", {{"tps", m.tps}, {"p95_ms", m.latency_p95_ms}}}};
     if (m.latency_p99_ms) row["measured"]["p99_ms"] = *m.latency_p99_ms;
@@ -490,6 +503,8 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     throw InputError({scenario_file, 1, 1}, "validation.measured",
                      "the scenario has no `validation.measured` section naming the table's measured columns");
   CsvTable table = read_csv(table_csv);
+  // A header alone validated nothing and reported an empty summary with exit 0.
+  if (table.rows.empty()) throw InputError({table_csv, 1, 1}, "", "the table has no rows under its header: nothing to validate");
   auto column_index = [&](const std::string& name, const YAML::Node& where, const std::string& key) {
     auto it = std::find(table.header.begin(), table.header.end(), name);
     if (it == table.header.end())
@@ -640,6 +655,7 @@ nlohmann::ordered_json validate_table(const std::string& scenario_file, const st
     if (results[i].contains("error"))
       throw std::runtime_error("simulating " + table_csv + " line " + rows[point_row[i]]["line"].dump() +
                                " failed: " + results[i]["error"].get<std::string>());
+    refuse_a_duration_that_completed_nothing(results[i], options.duration_s, table_csv + " line " + rows[point_row[i]]["line"].dump());
     compare(rows[point_row[i]], results[i]);
   }
   return {{"scenario", scenario_file}, {"table", table_csv}, {"rows", rows}, {"summary", summarise(rows)}};
