@@ -829,6 +829,21 @@ TEST(Calibrate, CountersNoRunMakesAreRefusedAtTheirStatusLine) {
   replace_line(profile, "redo_bytes_per_row_change:", "redo_bytes_per_row_change: 1e300B");
   e = error_of([&] { load_profile(profile); });
   EXPECT_CONTAINS(e, "redo_bytes_per_row_change");
+  // A probe no core makes: refused at the profile's key, not as the core speed of a scenario made from it.
+  std::filesystem::copy_file(set + "profile.yaml", profile, std::filesystem::copy_options::overwrite_existing);
+  replace_line(profile, "cpu_probe_eps:", "cpu_probe_eps: 1e-300");
+  e = error_of([&] { load_profile(profile); });
+  EXPECT_CONTAINS(e, "cpu_probe_eps");
+}
+
+TEST(Trace, MetaValuesTheSimulatorRefusesAreRefusedInMetaYaml) {
+  // host.cores 100000 passed meta.yaml and was refused in the scenario made from it ("(scenario from
+  // meta.yaml):3:18: key 'compute.cores'"), or made a CPU fit of -6e9 us.
+  std::string dir = copy_trace(kTraces + "/local-vm/tmpfs-bp512M-t4", "meta-bounds/cores");
+  const int at = replace_line(dir + "/meta.yaml", "host: ", "host: {cores: 100000, memory: 24GiB}");
+  auto e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:" + std::to_string(at) + ":");
+  EXPECT_CONTAINS(e, "host.cores");
 }
 
 TEST(Calibrate, FioJobsThatMeasurePartOfTheDeviceAreRefused) {
@@ -845,6 +860,15 @@ TEST(Calibrate, FioJobsThatMeasurePartOfTheDeviceAreRefused) {
   std::filesystem::remove(dir + "/fio/randread-16k-qd1.json");
   e = error_of([&] { device_yaml_from_fio(load_trace(dir), 0); });
   EXPECT_CONTAINS(e, "no randread job at iodepth 1");
+  // A job whose iodepth is missing reads as fio's default, 1: a second QD1 point of the curve.
+  dir = copy_trace(from, "fio-parts/two-qd1");
+  {
+    auto job = nlohmann::json::parse(poolsim::testing::read_file(dir + "/fio/randread-16k-qd16.json"));
+    job["jobs"][0]["job options"].erase("iodepth");
+    std::ofstream(dir + "/fio/randread-16k-qd16.json") << job.dump();
+  }
+  e = error_of([&] { device_yaml_from_fio(load_trace(dir), 0); });
+  EXPECT_CONTAINS(e, "a second randread job at iodepth 1");
   EXPECT_FALSE(device_yaml_from_fio(load_trace(from), 0).empty());
 }
 

@@ -467,6 +467,13 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
         throw InputError({f.file, 0, 0}, "job options.bs",
                          "randread jobs of two block sizes (" + std::to_string(std::lround(block)) + " B in " + reads.front()->file + ", " +
                              std::to_string(std::lround(f.block_bytes)) + " B here): capture one size for the read curve");
+      // One job per queue depth: two (an iodepth missing from one job's options reads as fio's
+      // default, 1) made two points of the curve at one depth, fitted as if both were.
+      for (const FioResult* other : reads)
+        if (other->iodepth == f.iodepth)
+          throw InputError({f.file, 0, 0}, "job options.iodepth",
+                           "a second randread job at iodepth " + std::to_string(f.iodepth) + " (the first: " + other->file +
+                               "): the read curve takes one job per queue depth");
       if (f.iodepth == 1) qd1 = f.latency_mean_s;
       best_iops = std::max(best_iops, f.iops);
       block = f.block_bytes;

@@ -56,11 +56,11 @@ const Spec& meta_schema() {
       {"workload", required(map({{"tool", with_default(one_of({"sysbench"}), "sysbench")},
                                  {"version", with_default(string(), "1.0.20")},
                                  {"test", with_default(string(), "oltp_read_write")},
-                                 {"tables", required(integer(1.0, 1e6))},
+                                 {"tables", required(integer(1.0, kMaxSysbenchTables))},
                                  {"table_size", required(integer(1.0, 4e9))},
                                  {"rand_type", with_default(one_of({"uniform", "special", "gaussian", "pareto", "zipfian"}), "special")},
                                  {"range_size", with_default(integer(1.0, 1e6), "100")},
-                                 {"threads", required(integer(1.0, 1e6))},
+                                 {"threads", required(integer(1.0, kMaxClientThreads))},
                                  {"duration_s", integer(1.0, 1e7)},
                                  {"rate", with_default(real(0.0, 1e9), "0")},
                                  {"skip_trx", with_default(boolean(), "false")},
@@ -85,7 +85,7 @@ const Spec& meta_schema() {
                                // for the data files, fsync and O_DSYNC read and write them through it (a typo would be
                                // read as O_DIRECT, the default, and change the prediction silently)
                                {"flush_method", with_default(one_of({"O_DIRECT", "O_DIRECT_NO_FSYNC", "fsync", "O_DSYNC"}), "O_DIRECT")}}, "", true))},
-      {"host", required(map({{"cores", required(integer(1.0, 1e5))}, {"memory", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))}}, "", true))},
+      {"host", required(map({{"cores", required(integer(1.0, kMaxCoresPerNode))}, {"memory", whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt))}}, "", true))},
       {"storage", required(map({{"kind", required(one_of({"nvme", "sata", "pcie-flash", "tmpfs", "virtual-disk", "nvmeof"}))},
                                 {"device", string()}, {"fs", string()},
                                 {"queues", integer(1.0, 1e5)},            // the device's request queues (/sys/block/DEV/mq)
@@ -1116,8 +1116,8 @@ void check_capture_figures(const YAML::Node& meta, const std::string& file) {
     const char* what;
   };
   const Range ranges[] = {
-      {"cpu_probe_eps_before", 0, 1e12, true, "sysbench cpu events per second, above 0"},
-      {"cpu_probe_eps_after", 0, 1e12, true, "sysbench cpu events per second, above 0"},
+      {"cpu_probe_eps_before", kMinCpuProbeEps, kMaxCpuProbeEps, false, "sysbench cpu events per second on one thread, 1 to 1e5"},
+      {"cpu_probe_eps_after", kMinCpuProbeEps, kMaxCpuProbeEps, false, "sysbench cpu events per second on one thread, 1 to 1e5"},
       {"mariadbd_cpu_pct", 0, 100, true, "the server's share of the host's CPUs in %, above 0 and at most 100"},
       {"sysbench_cpu_pct", 0, 100, false, "sysbench's share of the host's CPUs in %, 0 to 100"},
       {"busy_pct", 0, 100, false, "the host's busy share in %, 0 to 100"},

@@ -82,7 +82,7 @@ SpecPtr build_scenario_schema() {
       {"devices", dict(device_spec(), "Extra device models, by name")},
       {"compute", map({
            {"count", with_default(integer(1.0, 4096.0, "Number of compute nodes"), "1")},
-           {"cores", with_default(integer(1.0, 4096.0, "Cores per compute node"), "2")},
+           {"cores", with_default(integer(1.0, kMaxCoresPerNode, "Cores per compute node"), "2")},
            {"core_speed", with_default(real(0.0, 100.0, "Core speed relative to the calibration host's core", true), "1.0")},
            {"frequency", quantity(Dimension::Hertz, 0.0, std::nullopt, "Nominal clock (informative)", true)},
            {"memory", with_default(whole_bytes(quantity(Dimension::Bytes, 0.0, std::nullopt, "Memory per compute node", true)), "24GiB")},
@@ -122,7 +122,7 @@ SpecPtr build_scenario_schema() {
            {"mix", custom_mix_spec()},
            {"test", with_default(one_of({"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp"}, "sysbench test (oltp = 0.5's oltp.lua)"), "oltp_read_write")},
            {"version", with_default(one_of({"1.0.20", "0.5"}, "sysbench version (statement counting, key formulas)"), "1.0.20")},
-           {"tables", with_default(integer(1.0, 100000.0, "--tables"), "1")},
+           {"tables", with_default(integer(1.0, kMaxSysbenchTables, "--tables"), "1")},
            {"table_size", with_default(integer(1.0, 4e9, "--table-size (rows per table)"), "10000")},
            {"range_size", with_default(integer(1.0, 1e6, "--range_size"), "100")},
            {"point_selects", with_default(integer(0.0, 1000.0, "--point_selects"), "10")},
@@ -140,7 +140,7 @@ SpecPtr build_scenario_schema() {
            {"rand_spec_iter", with_default(integer(1.0, 1000.0, "--rand-spec-iter"), "12")},
            {"rand_pareto_h", with_default(real(0.0, 0.5, "--rand-pareto-h", true), "0.2")},
            {"rand_zipfian_exp", with_default(real(0.0, 10.0, "--rand-zipfian-exp", true), "0.8")},
-           {"threads", with_default(integer(1.0, 100000.0, "Client threads per compute node (--threads)"), "1")},
+           {"threads", with_default(integer(1.0, kMaxClientThreads, "Client threads per compute node (--threads)"), "1")},
            {"warmup_threads", integer(1.0, 100000.0, "Client threads during the warm-up, when the warm-up load differs from the measured one (capture.py warms the pool at 16 threads before every run); the threads beyond `threads` stop when the measurement starts. Absent: `threads`")},
            {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "--rate: transactions per second per compute node (0/s: closed loop)"), "0/s")},
            {"clients", map({
@@ -914,7 +914,7 @@ SpecPtr build_profile_schema() {
       {"redo_bytes_per_row_change", required(quantity(Dimension::Bytes, 0.0, kMaxRedoPerRowChange_bytes, "Redo generated per row changed, page splits apart (a row change logs its record, its undo's and its index entries': at most 1 MiB)"))},
       {"redo_bytes_per_page_split", with_default(quantity(Dimension::Bytes, 0.0, 1048576.0, "Redo logged per B-tree page split (calibrate fits it where the traces count splits: Innodb_buffer_pool_pages_split)"), "0B")},
       {"page_splits_per_row_change", with_default(real(0.0, 100.0, "B-tree page splits per row changed on the data set the profile assumes (the calibration traces' median; database.page_splits_per_row_change overrides it)"), "0")},
-      {"cpu_probe_eps", real(0.0, 1e12, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it", true)},
+      {"cpu_probe_eps", real(kMinCpuProbeEps, kMaxCpuProbeEps, "The reference core's speed: `sysbench cpu` events per second on one thread, the mean over the calibration traces (capture.py --cpu-probe); validate sets a trace's core_speed from its own probe against it")},
       {"fit", dict(string(), "Fit diagnostics (residuals, uncertainties), informative")},
   }, "A server version profile");
 }

@@ -17,6 +17,14 @@
 
 namespace poolsim {
 
+// Bounds a scenario's schema sets, which other inputs that become scenarios (a trace's meta.yaml)
+// share, so that a value is refused where it was written, not in the scenario made from it.
+inline constexpr double kMaxCoresPerNode = 4096, kMaxSysbenchTables = 100000, kMaxClientThreads = 100000;
+// `sysbench cpu` events per second on one thread (a profile's cpu_probe_eps, a trace's probes):
+// 3,000-4,400 on this project's VMs (traces/local-vm); 1 to 100,000 spans any core, and a probe
+// given as 1e-300 (a profile's) made a core speed of 3e303, refused in the scenario made from it.
+inline constexpr double kMinCpuProbeEps = 1, kMaxCpuProbeEps = 1e5;
+
 struct ComputeConfig {
   int count = 1;
   int cores = 2;
