@@ -7,7 +7,8 @@ the command line's contract on each (a test beside the unit tests; label `long`)
 Inputs mutated, each in a scratch copy: a small scenario's values (run), a server profile's values
 (run), a device catalogue entry's values (run), the NDB seed scenario's values (run), a plan's
 values (plan --bounds-only), a trace's meta.yaml values and lines of its other files (validate, and
-calibrate with a second trace left whole), a published table's cells (validate --table) and `--set`
+calibrate with a second trace left whole; on disk traces, lines of the files the write-buffer fit
+reads: diskstats, status counters, fio jobs), a published table's cells (validate --table) and `--set`
 values (run). Each value is replaced by text of the wrong type or out of any range (a negative, 1e30,
 `.nan`, `[]`, `{}`, null, a 64-bit overflow, a bad unit, ...); each sampled line of a trace file is
 deleted, doubled, cut, blanked or given a bad number. A run must then end within the timeout with
@@ -266,6 +267,18 @@ def main(argv):
                     path = os.path.join(root, file)
                     mutate_lines(path, calibrate, [mutated], rng, max(1, a.per_file // 6),
                                  "calibrate " + os.path.relpath(path, os.path.dirname(mutated)))
+        # calibrate on disk traces: the write-buffer fit simulates the traces that write pages (2 s
+        # each here, about 4 s a run), from their diskstats awaits and the device fitted from their
+        # fio jobs; lines of those files of one trace, the other left whole.
+        disk = os.path.join(work, "calibrate-disk", "disk-bp512M-t4")
+        shutil.copytree(os.path.join(local, "disk-bp512M-t4"), disk)
+        calibrate_disk = [poolsim, "calibrate", disk, os.path.join(local, "disk-bp3G-t16"), "-o",
+                          os.path.join(work, "calibrate-disk", "profile.yaml"), "--duration", "2"]
+        check("calibrate-disk, the unchanged traces", calibrate_disk, [disk])
+        for file in ("diskstats_before.txt", "diskstats_after.txt", "status_before.tsv", "status_after.tsv",
+                     "fio/randread-16k-qd1.json", "fio/randwrite-16k-fsync-qd1.json"):
+            mutate_lines(os.path.join(disk, file), calibrate_disk, [disk], rng, max(1, a.per_file // 6),
+                         "calibrate-disk disk-bp512M-t4/" + file)
         # A trace of each set: meta.yaml's values, then lines of its other files.
         for name, profile_of in (("local-vm/disk-bp1G-t4", "local-vm/profile.yaml"),
                                  ("mdev-13845/bp4G-rw22-t16", "mdev-13845/profile.yaml")):
