@@ -95,7 +95,7 @@ void compare(nlohmann::ordered_json& row, const nlohmann::ordered_json& result) 
 }
 
 // A point that completed nothing within a --duration that cut its run short is no prediction: its
-// -100 % TPS error would say nothing of the model, and a longer --duration would not show it.
+// -100 % TPS error is the window's, not the model's.
 void refuse_a_duration_that_completed_nothing(const nlohmann::ordered_json& result, double duration_s, const std::string& what) {
   const bool nothing_completed = (result.contains("transactions") && result["transactions"] == 0) ||
                                  (result.contains("business_operations") && result["business_operations"] == 0);

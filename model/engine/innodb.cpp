@@ -1234,10 +1234,6 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
           {"frames", pool_.frames()},
           {"dataset_pages", layout_.total_pages()},
           {"young_per_txn", per_txn(c.made_young)}};
-  // InnoDB's own one-at-a-time resources, which can cap TPS while every device, link and core idles
-  // (their utilisations name the bottleneck with the hardware's): the share of the window the serial
-  // section served (the work booked in the window, less what is booked beyond its end), and the
-  // innodb_thread_concurrency slots' mean occupancy.
   // Where a read's time went (the reads booked in the window): with the pool, how much the fabric
   // and the NVMe-oF target add to the device's share.
   if (const auto& r = node_.storage->read_totals(); r.reads > 0) {
@@ -1247,6 +1243,10 @@ nlohmann::ordered_json InnodbServer::report(double elapsed_s, double transaction
                       {"fabric", r.time.network_s * us_per_read},
                       {"nvmeof_cpu", r.time.cpu_s * us_per_read}};
   }
+  // InnoDB's own one-at-a-time resources, which can cap TPS while every device, link and core idles
+  // (their utilisations name the bottleneck with the hardware's): the share of the window the serial
+  // section served (the work booked in the window, less what is booked beyond its end), and the
+  // innodb_thread_concurrency slots' mean occupancy.
   if (elapsed_s > 0 && profile_.serial_section_s > 0)
     out["serial_section_utilisation"] = (serial_section_.busy_s() - serial_section_.backlog_s(now())) / elapsed_s;
   if (elapsed_s > 0 && config_.thread_concurrency > 0) {

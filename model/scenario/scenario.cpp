@@ -141,7 +141,7 @@ SpecPtr build_scenario_schema() {
            {"rand_pareto_h", with_default(real(0.0, 0.5, "--rand-pareto-h", true), "0.2")},
            {"rand_zipfian_exp", with_default(real(0.0, 10.0, "--rand-zipfian-exp", true), "0.8")},
            {"threads", with_default(integer(1.0, kMaxClientThreads, "Client threads per compute node (--threads)"), "1")},
-           {"warmup_threads", integer(1.0, 100000.0, "Client threads during the warm-up, when the warm-up load differs from the measured one (capture.py warms the pool at 16 threads before every run); the threads beyond `threads` stop when the measurement starts. Absent: `threads`")},
+           {"warmup_threads", integer(1.0, kMaxClientThreads, "Client threads during the warm-up, when the warm-up load differs from the measured one (capture.py warms the pool at 16 threads before every run); the threads beyond `threads` stop when the measurement starts. Absent: `threads`")},
            {"rate", with_default(quantity(Dimension::PerSecond, 0.0, std::nullopt, "--rate: transactions per second per compute node (0/s: closed loop)"), "0/s")},
            {"clients", map({
                 {"location", with_default(one_of({"local", "remote"}, "local: sysbench on the database host, sharing its cores; remote: on client hosts"), "local")},
