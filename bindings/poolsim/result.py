@@ -22,6 +22,10 @@ class SimulationError(RuntimeError):
         return (SimulationError, (self.args[0], self.result))
 
 
+# 256 Mi characters: some ten thousand points (about 25 KB each with their histograms and series).
+MAX_JSON_CHARS = 256 << 20
+
+
 class Result:
     """Point results, in the order of the sweep (the last axis varies fastest).
 
@@ -90,9 +94,12 @@ class Result:
             where = os.fsdecode(text_or_path)
             try:
                 with open(text_or_path, encoding="utf-8") as f:
-                    text = f.read()
+                    text = f.read(MAX_JSON_CHARS + 1)  # bounded: a device such as /dev/zero never ends
             except UnicodeDecodeError as e:
                 raise ValueError(f"poolsim: {where}: not UTF-8 text (byte {e.start + 1})") from None
+            if len(text) > MAX_JSON_CHARS:
+                raise ValueError(f"poolsim: {where}: longer than {MAX_JSON_CHARS} characters: not a poolsim result "
+                                 "(each point's JSON is some 25 KB)")
         else:
             raise TypeError(f"poolsim: Result.from_json takes JSON text or a file's path, got {type(text_or_path).__name__}")
 

@@ -380,7 +380,7 @@ def test_numpy_and_pandas_values(tmp_path):
         base.set("compute.cores", np.zeros((2, 2)))
 
 
-def test_argument_errors_name_the_argument(tiny_fio, tmp_path):
+def test_argument_errors_name_the_argument(tiny_fio, tmp_path, monkeypatch):
     for call in (lambda: tiny_fio.set("compute.cores", float("nan")),
                  lambda: tiny_fio.with_sweep({"compute.cores": [float("inf")]})):
         with pytest.raises(ValueError, match="key 'compute.cores'"):
@@ -409,6 +409,11 @@ def test_argument_errors_name_the_argument(tiny_fio, tmp_path):
     assert poolsim.Result.from_json(path).raw == r.raw
     with pytest.raises(ValueError, match="not a poolsim result"):
         poolsim.Result.from_json('{"x": 1}')
+    # A file past the bound (a device such as /dev/zero was read until memory ran out).
+    monkeypatch.setattr(poolsim.result, "MAX_JSON_CHARS", 64)
+    with pytest.raises(ValueError, match="longer than 64 characters"):
+        poolsim.Result.from_json("/dev/zero")
+    monkeypatch.undo()
     (tmp_path / "bad.json").write_text("{\n  oops")
     with pytest.raises(ValueError, match=r"bad\.json:2:3: not JSON"):
         poolsim.Result.from_json(tmp_path / "bad.json")
