@@ -108,10 +108,9 @@ def calibrate(traces: Iterable[str | os.PathLike], name: str | None = None,
         raise ValueError(f"poolsim: name {name!r} is not UTF-8 text") from None
     # The native layer checks the traces (given twice, names not UTF-8) and the output (over a trace's
     # files, in a directory that is not there) as the CLI does, before any fit.
-    if output is not None:
-        _fs(output, "output")  # an empty path or a NUL is refused before the fit
+    output_path = _fs(output, "output") if output is not None else b""  # an empty path or a NUL refused before the fit
     out = _poolsim.calibrate(_fs_paths(dirs, "traces"), name, _fs_paths(background, "background"), _duration(duration),
-                             checked_jobs(jobs), _fs(output, "output") if output is not None else b"")
+                             checked_jobs(jobs), output_path)
     result = Calibration(out["profile_yaml"], out["devices_yaml"], out["report"], dirs, background)
     if output is not None:
         result.save(output)

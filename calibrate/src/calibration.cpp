@@ -180,12 +180,9 @@ RedoFit fit_redo(const std::vector<const Trace*>& traces) {
     if (!redo || changes <= 0) continue;
     // A row change logs its record, its undo's and its index entries', well under a page each: past
     // kMaxRedoPerRowChange (the profile's bound) the counters are not this run's.
-    if (*redo / changes > kMaxRedoPerRowChange_bytes) {
-      char shown[48];
-      std::snprintf(shown, sizeof shown, "%.3g", *redo / changes);
-      t->refuse_status_counter("Innodb_os_log_written", std::string(shown) + " bytes of redo per row change: no row change logs "
+    if (*redo / changes > kMaxRedoPerRowChange_bytes)
+      t->refuse_status_counter("Innodb_os_log_written", format_significant(*redo / changes) + " bytes of redo per row change: no row change logs "
                                                         "that much (at most 1 MiB; a counter that wrapped, or a value from another run)");
-    }
     mean_sum += *redo / changes;
     ++fit.traces;
     // The model logs the commit record itself (kCommitRedoBytes): the fit covers the rest.
@@ -879,13 +876,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
       // A pool's frames are most of its pages (the rest hold their descriptors): outside the
       // profile's 0.5-1 the counter is not this pool's, and a mean would hide it among the others.
       const double ratio = total->second / (*pool / kInnodbPageBytes);
-      if (!(ratio >= kMinPoolFramesRatio && ratio <= kMaxPoolFramesRatio)) {
-        char shown[48];
-        std::snprintf(shown, sizeof shown, "%.4g", ratio);
+      if (!(ratio >= kMinPoolFramesRatio && ratio <= kMaxPoolFramesRatio))
         t->refuse_status_counter("Innodb_buffer_pool_pages_total",
-                                 std::string(shown) + " frames per page of the buffer pool (meta.yaml server.buffer_pool " +
+                                 format_significant(ratio, 4) + " frames per page of the buffer pool (meta.yaml server.buffer_pool " +
                                      t->meta["server"]["buffer_pool"].Scalar() + "): expected 0.5 to 1 (not this pool's count)");
-      }
       frames_sum += ratio;
       ++frames_n;
     }

@@ -784,20 +784,14 @@ FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
       // SSDs serve a few million) would be fitted into a device model, or overflow its whole-number
       // rate and be refused later, named by a temporary file: said here, at the job's figure.
       constexpr double kMinIops = 1, kMaxIops = 1e8;
-      if (own && (iops < kMinIops || iops > kMaxIops)) {
-        char shown[32];
-        std::snprintf(shown, sizeof shown, "%.3g", iops);
-        throw InputError({file, 0, 0}, at + ".iops", std::string(shown) + " IOs a second: no device's (expected 1 to 1e8)");
-      }
+      if (own && (iops < kMinIops || iops > kMaxIops))
+        throw InputError({file, 0, 0}, at + ".iops", format_significant(iops) + " IOs a second: no device's (expected 1 to 1e8)");
       latency_s = figure(job[name]["lat_ns"]["mean"], at + ".lat_ns.mean", own) * 1e-9;
       // A mean IO latency past a minute is no device's (and the devices built from it would be
       // refused later, named by a temporary file): said here, at the job's figure.
       constexpr double kMaxIoLatency_s = 60;
-      if (latency_s > kMaxIoLatency_s) {
-        char shown[32];
-        std::snprintf(shown, sizeof shown, "%.3g", latency_s);
-        throw InputError({file, 0, 0}, at + ".lat_ns.mean", std::string("a mean IO latency of ") + shown + " s: no device is that slow");
-      }
+      if (latency_s > kMaxIoLatency_s)
+        throw InputError({file, 0, 0}, at + ".lat_ns.mean", "a mean IO latency of " + format_significant(latency_s) + " s: no device is that slow");
     }
   };
   side_figures("read", r.read_iops, r.read_latency_mean_s);
@@ -1008,12 +1002,9 @@ std::optional<double> Trace::per_txn(const std::string& counter) const {
   // (bytes included) per sysbench transaction. Fitted, it made a device or a redo rate that does not
   // exist, or a simulation that never ended.
   constexpr double kMaxPerTransaction = 1e9;
-  if (per_transaction > kMaxPerTransaction && !is_status_gauge(counter)) {
-    char shown[48];
-    std::snprintf(shown, sizeof shown, "%.3g", per_transaction);
-    refuse_status_counter(counter, std::string(shown) + " per transaction between status_before.tsv and status_after.tsv: no run's "
+  if (per_transaction > kMaxPerTransaction && !is_status_gauge(counter))
+    refuse_status_counter(counter, format_significant(per_transaction) + " per transaction between status_before.tsv and status_after.tsv: no run's "
                                    "(at most 1e9 per transaction; a counter that wrapped, or a value from another run)");
-  }
   return per_transaction;
 }
 

@@ -90,6 +90,12 @@ std::optional<double> parse_quantity(const std::string& raw, Dimension dimension
   return fail("unknown unit \"" + unit + "\" for " + dimension_name(dimension) + "; use one of: " + accepted);
 }
 
+std::string format_significant(double value, int digits) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*g", digits, value);
+  return text;
+}
+
 std::string format_quantity(double value, Dimension dimension) {
   struct Step {
     double factor;

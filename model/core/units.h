@@ -24,6 +24,10 @@ std::optional<double> parse_quantity(const std::string& text, Dimension dimensio
 // Formats a value with a readable unit, e.g. 1.5e-5 s -> "15us". Used in tables and messages.
 std::string format_quantity(double value, Dimension dimension);
 
+// A bare number to `digits` significant digits ("%g": 1e+19, 2.93e+14, 0.66), for messages that
+// quote a figure read from an input.
+std::string format_significant(double value, int digits = 3);
+
 // Unit names accepted for a dimension (for error messages and the JSON schema).
 std::vector<std::string> unit_names(Dimension dimension);
 
