@@ -67,7 +67,8 @@ def test_series_histogram_breakdown_utilisation(sysbench_result):
 def test_innodb_serial_section_and_slots_are_resources(tiny_sysbench):
     # A profile with a serial section (GreatSQL 8.0's fitted latches) and a limited
     # innodb_thread_concurrency: both appear among the resources, and the bottleneck is the busiest.
-    s = tiny_sysbench.set({"database.profile": "greatsql-8.0", "database.thread_concurrency": 2})
+    # A pool smaller than the data, so that pages are read (64 MiB held it all: no read_us).
+    s = tiny_sysbench.set({"database.profile": "greatsql-8.0", "database.thread_concurrency": 2, "database.buffer_pool": "8MiB"})
     r = poolsim.run(s, jobs=1)
     u = r.utilisation
     kinds = set(u["kind"])
@@ -78,8 +79,9 @@ def test_innodb_serial_section_and_slots_are_resources(tiny_sysbench):
     assert p["bottleneck_utilisation"] >= u["utilisation"].max() - 1e-12
     assert p["innodb_serial_section_utilisation"] > 0
     # A read's time and its parts, flattened (local storage: all of it in the device).
-    if p["innodb_page_reads_per_txn"] > 0:
-        assert math.isclose(p["innodb_read_us_mean"], p["innodb_read_us_device"])
+    assert p["innodb_page_reads_per_txn"] > 0
+    assert p["innodb_read_us_mean"] > 0 and math.isclose(p["innodb_read_us_mean"], p["innodb_read_us_device"])
+    assert p["innodb_read_us_fabric"] == 0
 
 
 def test_fio_frames(tiny_fio):
