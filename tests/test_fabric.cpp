@@ -91,11 +91,32 @@ TEST(Cpu, AWindowCountsTheWorkServedInItNotTheWorkBooked) {
   // busy 150 us of its 150: the 150 us still queued at its end are the next window's, which starts
   // with them as busy time (the report's utilisation: 1, where counting bookings said 2).
   poolsim::FcfsServerBank core(1, poolsim::FcfsServerBank::Dispatch::Cores);
-  for (int i = 0; i < 3; ++i) core.book(0, 100e-6);
+  for (int i = 0; i < 3; ++i) core.book(0, 0, 100e-6);
   EXPECT_NEAR(core.busy_s() - core.backlog_s(150e-6), 150e-6, 1e-12);
   core.reset_counters(150e-6);
   EXPECT_NEAR(core.busy_s(), 150e-6, 1e-12);
   EXPECT_NEAR(core.backlog_s(300e-6), 0.0, 1e-12);
+}
+
+TEST(Cpu, IdleGapsBookedAheadAreNotCountedAsWork) {
+  // Work booked ahead of now (a request that reaches an NVMe-oF target after its fabric crossing, a
+  // read that reaches a flash unit after the device's delay) leaves its server idle until it starts.
+  // At 5 s, two 1 s bursts booked at 0 for 10 s and 20 s on one server are 2 s of work still to do,
+  // not the 16 s to the server's free_at: a window from 0 to 5 s served nothing (the figure was
+  // (2 - 16) / 5 before), one from 5 to 15 s served 1 s.
+  for (auto dispatch : {poolsim::FcfsServerBank::Dispatch::Cores, poolsim::FcfsServerBank::Dispatch::ByAddress}) {
+    poolsim::FcfsServerBank bank(1, dispatch);
+    bank.book(0, 10, 1);
+    bank.book(0, 20, 1);
+    EXPECT_NEAR(bank.backlog_s(5), 2.0, 1e-12);
+    EXPECT_NEAR(bank.busy_s() - bank.backlog_s(5), 0.0, 1e-12);
+    bank.reset_counters(5);
+    EXPECT_NEAR(bank.busy_s() - bank.backlog_s(15), 1.0, 1e-12);
+    EXPECT_NEAR(bank.backlog_s(20.5), 0.5, 1e-12);
+    // A booking at now on the idle server keeps no gap; the gaps past are forgotten.
+    bank.book(30, 30, 1);
+    EXPECT_NEAR(bank.backlog_s(30), 1.0, 1e-12);
+  }
 }
 
 TEST(Cpu, ALongBurstLetsAShortOneInAfterItsSlice) {

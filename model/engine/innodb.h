@@ -115,7 +115,8 @@ public:
   void set_client_threads(int threads) { client_threads_ = threads; }
 
   void reset_counters();
-  nlohmann::ordered_json report(double elapsed_s, double transactions);
+  // The measured window's figures; it ended at `window_end_s` (`elapsed_s` long).
+  nlohmann::ordered_json report(double elapsed_s, double transactions, double window_end_s);
   BufferPool& pool() { return pool_; }
 
   struct Counters {

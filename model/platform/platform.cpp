@@ -209,7 +209,7 @@ private:
   }
 
   double target(StorageNode& node, double arrival_s) {
-    return node.cores->book(arrival_s, fabric_.target_cpu_s / node.config.core_speed).end_s;
+    return node.cores->book(now(), arrival_s, fabric_.target_cpu_s / node.config.core_speed).end_s;
   }
 
   double to_target(Member& m, double ready_s, double bytes) {
@@ -371,7 +371,7 @@ bool Platform::core_idle_at(const ComputeNode& node, int core, double t) {
 }
 
 double Platform::book_core(ComputeNode& node, int core, double at_s, double service_s, int* last_core) {
-  auto slot = core >= 0 ? node.cores->book_on(core, at_s, service_s) : node.cores->book(at_s, service_s);
+  auto slot = core >= 0 ? node.cores->book_on(core, now(), at_s, service_s) : node.cores->book(now(), at_s, service_s);
   if (last_core && node.irq_core >= 0) *last_core = slot.server;
   return slot.end_s;
 }
@@ -388,7 +388,7 @@ int Platform::pick_core(const ComputeNode& node, double t, bool on_irq_core, con
 
 double Platform::book_cpu(ComputeNode& node, double ready_s, double reference_s) {
   if (reference_s <= 0) return ready_s;
-  return node.cores->book(ready_s, reference_s / node.core_speed).end_s;
+  return node.cores->book(now(), ready_s, reference_s / node.core_speed).end_s;
 }
 
 double Platform::route_latency_s() const {

@@ -35,16 +35,19 @@ public:
     double end_s;
   };
 
-  // Books `service_s` of work arriving at `arrival_s`; `address` picks the server for ByAddress.
-  Slot book(double arrival_s, double service_s, std::uint64_t address = 0) {
+  // Books `service_s` of work arriving at `arrival_s` (at or after `now_s`, the simulated time of
+  // the booking); `address` picks the server for ByAddress.
+  Slot book(double now_s, double arrival_s, double service_s, std::uint64_t address = 0) {
     busy_s_ += service_s;
     ++requests_;
     if (dispatch_ == Dispatch::Cores) {
-      double start = std::max(arrival_s, free_at_s_.front());
+      const double free_s = free_at_s_.front();
+      double start = std::max(arrival_s, free_s);
       double end = start + service_s;
       std::pop_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
       free_at_s_.back() = end;
       std::push_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
+      note_idle_gap(now_s, free_s, start);
       return {0, start, end};
     }
     int server = 0;
@@ -53,22 +56,15 @@ public:
     } else {
       server = static_cast<int>(std::min_element(free_at_s_.begin(), free_at_s_.end()) - free_at_s_.begin());
     }
-    double start = std::max(arrival_s, free_at_s_[server]);
-    double end = start + service_s;
-    free_at_s_[server] = end;
-    add_server_busy(server, service_s);
-    return {server, start, end};
+    return book_at(server, now_s, arrival_s, service_s);
   }
 
   // Books on server `server` (not for Cores, whose servers are not named).
-  Slot book_on(int server, double arrival_s, double service_s) {
+  Slot book_on(int server, double now_s, double arrival_s, double service_s) {
     assert(dispatch_ != Dispatch::Cores && "Cores keeps its servers as a heap: they have no names");
     busy_s_ += service_s;
     ++requests_;
-    double start = std::max(arrival_s, free_at_s_[static_cast<size_t>(server)]);
-    free_at_s_[static_cast<size_t>(server)] = start + service_s;
-    add_server_busy(server, service_s);
-    return {server, start, start + service_s};
+    return book_at(server, now_s, arrival_s, service_s);
   }
 
   int servers() const { return static_cast<int>(free_at_s_.size()); }
@@ -96,15 +92,48 @@ public:
     busy_s_ = backlog_s(now_s);
   }
   // Booked work not yet served at `t` (server-seconds): what a busy time counted at booking holds
-  // beyond `t`.
+  // beyond `t`, for `t` at or after the latest booking's `now_s`. A server's time from `t` to its
+  // free_at less the idle gaps booked ahead within it (counting those as work made a window's
+  // utilisation negative when bursts were booked far ahead).
   double backlog_s(double t) const {
     double s = 0;
     for (double f : free_at_s_) s += std::max(0.0, f - t);
+    for (const auto& g : gaps_ahead_) s -= std::max(0.0, g.end_s - std::max(g.start_s, t));
     return s;
   }
 
 private:
+  Slot book_at(int server, double now_s, double arrival_s, double service_s) {
+    const double free_s = free_at_s_[static_cast<size_t>(server)];
+    double start = std::max(arrival_s, free_s);
+    double end = start + service_s;
+    free_at_s_[static_cast<size_t>(server)] = end;
+    add_server_busy(server, service_s);
+    note_idle_gap(now_s, free_s, start);
+    return {server, start, end};
+  }
+  // A booking that starts after its server frees leaves it idle from `free_s` to `start_s`. Only a
+  // gap that ends after `now_s` can fall in a later window, so only those are kept (a min-heap by end,
+  // pruned as time passes): bookings at `now` on an idle server, the usual case, keep nothing.
+  void note_idle_gap(double now_s, double free_s, double start_s) {
+    while (!gaps_ahead_.empty() && gaps_ahead_.front().end_s <= now_s) {
+      std::pop_heap(gaps_ahead_.begin(), gaps_ahead_.end(), EndsLater{});
+      gaps_ahead_.pop_back();
+    }
+    if (start_s > free_s && start_s > now_s) {
+      gaps_ahead_.push_back({free_s, start_s});
+      std::push_heap(gaps_ahead_.begin(), gaps_ahead_.end(), EndsLater{});
+    }
+  }
+  struct Gap {
+    double start_s, end_s;
+  };
+  struct EndsLater {
+    bool operator()(const Gap& a, const Gap& b) const { return a.end_s > b.end_s; }
+  };
+
   std::vector<double> free_at_s_;
+  std::vector<Gap> gaps_ahead_;  // idle gaps between bookings that end after the latest `now_s`
   void add_server_busy(int server, double service_s) {
     if (server_busy_s_.empty()) server_busy_s_.assign(free_at_s_.size(), 0.0);
     server_busy_s_[static_cast<size_t>(server)] += service_s;

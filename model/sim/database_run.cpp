@@ -168,7 +168,7 @@ void DatabaseRun::add_interval_figures(nlohmann::ordered_json& interval, double 
   page_writes_at_last_interval_ = page_writes;
 }
 
-void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
+void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s, double window_end_s) const {
   double txns = static_cast<double>(measurement_.operations);
   double per = txns > 0 ? 1e3 / txns : 0;  // ms per transaction
   out["breakdown_ms"] = {{"cpu", breakdown_.cpu_s * per},
@@ -181,7 +181,7 @@ void DatabaseRun::report(nlohmann::ordered_json& out, double elapsed_s) const {
                          {"serial_section", breakdown_.serial_section_s * per}};
   out["rollbacks_per_s"] = rollbacks_ / elapsed_s;
   auto servers = nlohmann::ordered_json::array();
-  for (const auto& s : servers_) servers.push_back(s->report(elapsed_s, txns / servers_.size()));
+  for (const auto& s : servers_) servers.push_back(s->report(elapsed_s, txns / servers_.size(), window_end_s));
   out["innodb"] = servers;
 }
 

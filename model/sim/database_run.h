@@ -20,7 +20,7 @@ public:
   void start();
   void reset_counters();
   // Adds tps/qps/latency, the breakdown and the InnoDB figures to `out`.
-  void report(nlohmann::ordered_json& out, double elapsed_s) const;
+  void report(nlohmann::ordered_json& out, double elapsed_s, double window_end_s) const;
   const SysbenchMix& mix() const { return mix_; }
   // Pages read by the buffer pools since the timed run began, in units of their frames.
   double pool_turnovers() const;

@@ -267,7 +267,8 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
       ComputeNode* n = &node;
       sg::Actor::create("background-" + std::to_string(i), node.host, [share, n] {
         while (true) {
-          double ran = n->cores->book(sg::Engine::get_clock(), n->time_slice_s).end_s;
+          const double now_s = sg::Engine::get_clock();
+          double ran = n->cores->book(now_s, now_s, n->time_slice_s).end_s;
           sg::this_actor::sleep_until(ran + n->time_slice_s * (1 - share) / share);
         }
       })->daemonize();
@@ -319,7 +320,7 @@ nlohmann::ordered_json run_point(const Scenario& scenario) {
         warning_text << "(every transaction took longer)";
       warn(out, scenario, warning_text.str());
     }
-    database->report(out, elapsed);
+    database->report(out, elapsed, state.measure_end_s);
   } else if (ndb) {
     out["ops_per_s"] = throughput.mean;
     out["latency_ms"] = latency_json(measurement.latency, 1e3);
