@@ -108,6 +108,18 @@ void replace_in_meta(const std::string& dir, const std::string& from, const std:
   std::ofstream(dir + "/meta.yaml") << meta.replace(at, from.size(), to);
 }
 
+// A trace file edited in place: `change` gets its text and returns the new one.
+void edit_file(const std::string& path, const std::function<std::string(std::string)>& change) {
+  const std::string text = poolsim::testing::read_file(path);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << change(text);
+}
+// `text` with the first `from` replaced by `to` (a check fails when `from` is not there).
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
 // The four cached tmpfs traces of local-vm (1-64 threads), copied under `set` and each changed by
 // `edit(dir, name)` before it is loaded: a small fit set a test can damage.
 std::vector<Trace> edited_tmpfs_set(const std::string& set, const std::function<void(const std::string&, const std::string&)>& edit) {
@@ -1197,6 +1209,7 @@ TEST(Calibrate, MdevTracesFitHostCpuAndDescribeTheirRunsAsScenarios) {
   {
     std::string buffered = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "buffered");
     replace_in_meta(buffered, "flush_method: O_DIRECT", "flush_method: fsync");
+    edit_file(buffered + "/variables.tsv", [](std::string t) { return replaced(t, "innodb_flush_method\tO_DIRECT", "innodb_flush_method\tfsync"); });
     EXPECT_CONTAINS(scenario_for_trace(load_trace(buffered), kTraces + "/local-vm/profile.yaml", {}, 5), "  flush_method: fsync\n");
   }
   // A storage.model that is not in the catalogue names the file, line and key.
@@ -1632,6 +1645,8 @@ TEST(Validate, RemeasuredDevicesTakeTheTracesFioAndKeepTheFittedHostCpu) {
   std::string dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "remeasured");
   std::filesystem::remove_all(dir + "/fio");
   std::filesystem::copy(kTraces + "/local-vm/tmpfs-bp1G-t4/fio", dir + "/fio");
+  for (const auto& job : std::filesystem::directory_iterator(dir + "/fio"))  // a disk's jobs run direct
+    edit_file(job.path().string(), [](std::string t) { return replaced(t, "\"direct\" : \"0\"", "\"direct\" : \"1\""); });
   const std::string devices = kTraces + "/local-vm/profile-devices.yaml";
   YAML::Node fitted = YAML::LoadFile(devices)["local-vm-virtual-disk"];
   YAML::Node tmpfs = YAML::LoadFile(devices)["local-vm-tmpfs"];
@@ -1829,6 +1844,7 @@ TEST(Calibrate, TracesOfAnotherServerInOneFitAreRefused) {
     if (name == "tmpfs-bp3G-t16") {
       replace_in_meta(d, "product: mariadb", "product: mysql");
       replace_in_meta(d, "version: \"10.11", "version: \"8.0");
+      edit_file(d + "/variables.tsv", [](std::string t) { return replaced(t, "version\t10.11.19-MariaDB-0+deb12u1", "version\t8.0.19"); });
     }
   });
   const auto e = error_of([&] { calibrate(traces, "two"); });
@@ -1892,17 +1908,6 @@ TEST(Calibrate, AClientCpuNoTraceMeasuredIsSaidToBeUnmeasured) {
 }
 
 // Review (session 42) of the trace readers: crashes, silently wrong figures, and legit files refused.
-namespace {
-void edit_file(const std::string& path, const std::function<std::string(std::string)>& change) {
-  const std::string text = poolsim::testing::read_file(path);
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << change(text);
-}
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  return at == std::string::npos ? text : text.replace(at, from.size(), to);
-}
-}  // namespace
 
 TEST(TraceReview, ALongLineIsAnErrorNotACrash) {
   // std::regex recursed once per character: a line of 30,000 spaces overflowed the stack.
@@ -1960,6 +1965,43 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
     return replaced(t, "innodb_flush_log_at_trx_commit\t1", "innodb_flush_log_at_trx_commit\t2");
   });
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.flush_log_at_trx_commit': says 1 but the server ran with");
+  // The settings the server prints as text (session 47): a switch, the flush method, the version and
+  // the page size, against meta.yaml as given or as defaulted (a trace that leaves doublewrite out
+  // is simulated with it).
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "doublewrite-vs-variables");
+  edit_file(dir + "/variables.tsv", [](std::string t) { return replaced(t, "innodb_doublewrite\tON", "innodb_doublewrite\tOFF"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.doublewrite': says true but the server ran with innodb_doublewrite OFF (variables.tsv:");
+  replace_in_meta(dir, "doublewrite: true, ", "");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.doublewrite': is not given and defaults to true but the server ran with innodb_doublewrite OFF");
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "binlog-vs-variables");
+  edit_file(dir + "/variables.tsv", [](std::string t) { return replaced(t, "log_bin\tOFF", "log_bin\tON"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'server.binlog': says false but the server ran with log_bin ON");
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "flush-method-vs-variables");
+  replace_in_meta(dir, ", flush_method: fsync", "");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }),
+                  "key 'server.flush_method': is not given and defaults to O_DIRECT but the server ran with innodb_flush_method fsync");
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "version-vs-variables");
+  replace_in_meta(dir, "version: \"10.11.19\"", "version: \"10.11.1\"");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'engine.version': says 10.11.1 but the server was 10.11.19-MariaDB-0+deb12u1 (variables.tsv:");
+  replace_in_meta(dir, "version: \"10.11.1\"", "version: \"10.11\"");
+  EXPECT_NO_THROW(load_trace(dir));  // MAJOR.MINOR leads it
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "page-size-vs-variables");
+  edit_file(dir + "/variables.tsv", [](std::string t) { return replaced(t, "innodb_page_size\t16384", "innodb_page_size\t8192"); });
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "variables.tsv:");
+  EXPECT_CONTAINS(e, "key 'innodb_page_size': is 8192: poolsim models InnoDB's 16384-byte pages (the default) only");
+  // A capture window that is not the run's (the device rates divide by it), and an fio job on a
+  // disk that ran buffered (the page cache's figures fitted as the device's).
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "window-not-the-run");
+  edit_file(dir + "/meta.yaml", [](std::string t) { return std::regex_replace(t, std::regex("window_s: [0-9.]+"), "window_s: 0.001"); });
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "meta.yaml:");
+  EXPECT_CONTAINS(e, "key 'capture.window_s': 0.001 s is not the measured run's window:");
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "fio-buffered");
+  edit_file(dir + "/fio/randread-16k-qd4.json", [](std::string t) { return replaced(t, "\"direct\" : \"1\"", "\"direct\" : \"0\""); });
+  e = error_of([&] { load_trace(dir); });
+  EXPECT_CONTAINS(e, "randread-16k-qd4.json: key 'job options.direct': the job ran buffered");
+  EXPECT_NO_THROW(load_trace(kTraces + "/local-vm/tmpfs-bp1G-t4"));  // tmpfs's jobs run buffered
   // Below InnoDB's minimum, or under io_capacity: refused at meta.yaml's line.
   dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "low-io-capacity");
   replace_in_meta(dir, "io_capacity_max: 4000", "io_capacity_max: 1500");

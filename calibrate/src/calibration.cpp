@@ -113,7 +113,6 @@ FlushingDefaults flushing_defaults_of(const std::string& product, const std::str
   return {75, 0, v >= VersionTriple{5, 7, 0} ? 4 : 1, v >= VersionTriple{5, 6, 0}};
 }
 
-constexpr double kInnodbPageBytes = 16384;  // the traces' innodb_page_size (traces/README.md: 16 KiB only)
 // validate's batches for a trace (batch means for the CI), and the window when the trace gives none.
 constexpr double kValidateBatchSeconds = 0.5;
 constexpr int kMinValidateBatches = 8;

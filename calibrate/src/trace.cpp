@@ -440,7 +440,7 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
 }
 
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters,
-                                               std::map<std::string, int>* lines) {
+                                               std::map<std::string, int>* lines, std::map<std::string, std::string>* texts) {
   // The SHOW STATUS values MariaDB and MySQL print with decimals (times and costs); every other
   // number there is a count, printed whole ("587565.7" or "5.9e5" is an edited figure).
   static const std::set<std::string> kFractionalStatus{"Busy_time", "Cpu_time", "Last_query_cost", "Query_time", "Slave_heartbeat_period"};
@@ -460,6 +460,7 @@ std::map<std::string, double> parse_status_tsv(const std::string& text, const st
       throw InputError({file, n, 1}, name, "appears twice (first at line " + std::to_string(seen->second) + ")");
     if (lines) (*lines)[name] = n;
     while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
+    if (texts) (*texts)[name] = value;
     // Text values (ON, a dump's status line; in variables.tsv also versions and paths) are skipped. In
     // SHOW STATUS (`counters`) NaN or a count beyond 64 bits would be read as a wrong figure, and an
     // InnoDB value (every status poolsim reads is one) that starts as a number must be one ("12abc").
@@ -806,6 +807,7 @@ FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
     return !every.empty() && every != "0";
   };
   r.syncs = syncs_every("fsync") || syncs_every("fdatasync");
+  r.direct = syncs_every("direct");  // direct=1; fio's default is 0
   if (job.contains("sync") && job["sync"].is_object() && job["sync"].contains("lat_ns") && job["sync"]["lat_ns"].is_object() &&
       job["sync"]["lat_ns"].contains("mean"))
     r.sync_latency_mean_s = figure(job["sync"]["lat_ns"]["mean"], "jobs[0].sync.lat_ns.mean", r.syncs) * 1e-9;
@@ -1169,6 +1171,62 @@ std::string trace_path_as_named(const std::string& dir) {
   return typed.string();
 }
 
+// The settings a server prints as text (ON/OFF, a method, its version) against meta.yaml's, with
+// meta.yaml's defaults applied: a trace that leaves server.doublewrite out is simulated with it on,
+// so a server that ran without it is as wrong a description as one meta.yaml gives. The page size is
+// not a setting of meta.yaml: poolsim's B-trees are of 16 KiB pages.
+void check_meta_against_text_variables(const Trace& t, const YAML::Node& meta, const std::string& meta_file, const std::string& variables_file) {
+  const auto at = [&](const std::string& variable) {
+    return fs::path(variables_file).filename().string() + ":" + std::to_string(t.variable_lines.at(variable));
+  };
+  const auto text_of = [&](const std::string& variable) -> std::optional<std::string> {
+    const auto v = t.variable_texts.find(variable);
+    if (v == t.variable_texts.end()) return std::nullopt;
+    return v->second;
+  };
+  if (const auto page = text_of("innodb_page_size"); page && *page != std::to_string(kInnodbPageBytes))
+    throw InputError({variables_file, t.variable_lines.at("innodb_page_size"), 0}, "innodb_page_size",
+                     "is " + *page + ": poolsim models InnoDB's " + std::to_string(kInnodbPageBytes) + "-byte pages (the default) only");
+  const YAML::Node server = meta["server"];
+  const auto said = [&](const std::string& key, const std::string& value) {
+    return server[key] ? "says " + server[key].Scalar() : "is not given and defaults to " + value;
+  };
+  const auto where = [&](const std::string& key) { return Origin{meta_file, {}}.locate("server." + key, server[key]); };
+  // ON/OFF switches (MySQL 8.0.30+ also prints DETECT_AND_RECOVER or DETECT_ONLY for the doublewrite
+  // buffer: both write it; MariaDB prints 1/0 in some builds).
+  for (const auto& [key, variable] : {std::pair<const char*, const char*>{"doublewrite", "innodb_doublewrite"}, {"binlog", "log_bin"}}) {
+    const auto text = text_of(variable);
+    if (!text) continue;
+    std::string upper = *text;
+    for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::optional<bool> ran;
+    if (upper == "ON" || upper == "1" || upper == "DETECT_AND_RECOVER") ran = true;
+    if (upper == "OFF" || upper == "0" || upper == "DETECT_ONLY") ran = upper == "DETECT_ONLY" ? true : false;
+    if (!ran) continue;  // a value of another server's: nothing to compare
+    const bool simulated = t.meta["server"][key].as<bool>();
+    if (simulated != *ran)
+      throw InputError(where(key), std::string("server.") + key,
+                       said(key, simulated ? "true" : "false") + " but the server ran with " + variable + " " + *text + " (" + at(variable) + ")");
+  }
+  if (const auto method = text_of("innodb_flush_method")) {
+    const std::string simulated = t.meta["server"]["flush_method"].Scalar();
+    // MariaDB 10.x and MySQL print the method by name; MariaDB 11's default prints as O_DIRECT too.
+    if (!method->empty() && *method != simulated)
+      throw InputError(where("flush_method"), "server.flush_method",
+                       said("flush_method", simulated) + " but the server ran with innodb_flush_method " + *method + " (" +
+                           at("innodb_flush_method") + ")");
+  }
+  // engine.version's numbers lead the server's `version` ("10.11.19-MariaDB-0+deb12u1", "8.0.32-25").
+  if (const auto version = text_of("version")) {
+    const std::string said_version = t.meta["engine"]["version"].Scalar();
+    const bool leads = version->rfind(said_version, 0) == 0 &&
+                       (version->size() == said_version.size() || !std::isdigit(static_cast<unsigned char>((*version)[said_version.size()])));
+    if (!leads)
+      throw InputError(Origin{meta_file, {}}.locate("engine.version", meta["engine"]["version"]), "engine.version",
+                       "says " + said_version + " but the server was " + *version + " (" + at("version") + ")");
+  }
+}
+
 // meta.yaml's server settings and the server's own variables (variables.tsv, SHOW GLOBAL VARIABLES)
 // describe one run: where both give a figure they must agree, or validate would simulate the one
 // meta.yaml says while the server ran the other. A variable recorded as text where a number belongs
@@ -1200,6 +1258,7 @@ void check_meta_against_variables(const Trace& t, const YAML::Node& meta, const 
                            fs::path(variables_file).filename().string() + ":" + std::to_string(t.variable_lines.at(variable)) + ")");
     }
   }
+  check_meta_against_text_variables(t, meta, meta_file, variables_file);
 }
 
 Trace load_trace(const std::string& dir) {
@@ -1237,6 +1296,21 @@ Trace load_trace(const std::string& dir) {
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
   check_log_against_meta(t, meta, meta_file, log);
+  // capture.window_s is the measured run's, taken around it (capture.py starts it just before
+  // sysbench and ends it just after: 1.003-1.05 times the log's total time in the committed traces);
+  // the device rates divide by it, so a window of another length (0.001 s put them 45,000 times
+  // too high) is refused. The band is wide, for a capture tool that takes its window differently.
+  if (const double window_s = t.capture_figure("window_s"); !std::isnan(window_s) && t.sysbench.total_time_s > 0) {
+    constexpr double kWindowToRunMin = 0.5, kWindowToRunMax = 2.0;
+    const double ratio = window_s / t.sysbench.total_time_s;
+    if (ratio < kWindowToRunMin || ratio > kWindowToRunMax) {
+      const YAML::Node& m = meta;
+      const auto mark = m["capture"]["window_s"].Mark();
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "capture.window_s",
+                       format_significant(window_s) + " s is not the measured run's window: " + log + " ran " +
+                           format_significant(t.sysbench.total_time_s) + " s (the window is taken around the run, within half to twice its time)");
+    }
+  }
   // The transactions the status snapshots span divide every counter: a whole number of at least 1,
   // and at most the log's transactions and those in flight when the run started (the snapshots lie
   // within the run; a digit too many divided every counter by ten).
@@ -1278,7 +1352,8 @@ Trace load_trace(const std::string& dir) {
   }
   check_status_snapshots(t, before_lines, after_lines, log);
   auto variables = fs::path(dir) / "variables.tsv";
-  if (fs::exists(variables)) t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false, &t.variable_lines);
+  if (fs::exists(variables))
+    t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false, &t.variable_lines, &t.variable_texts);
   check_meta_against_variables(t, meta, meta_file, variables.string());
 
   auto iostat = fs::path(dir) / "iostat.txt";
@@ -1344,7 +1419,21 @@ Trace load_trace(const std::string& dir) {
       t.server_bursts = parse_perf_sched_bursts(text, bursts.string(), {"mariadbd", "mysqld"});
       if (text.find(":connections\trun\t") != std::string::npos)
         t.connection_bursts = parse_perf_sched_bursts(text, bursts.string(), {"mariadbd:connections", "mysqld:connections"});
+      // The bursts ran on the host's cores within perf's window: more CPU than those had is an edited
+      // or foreign file (the committed traces' bursts fill 76-98 % of it; 5 % over allows for bursts
+      // that straddle the window's edges).
+      constexpr double kStraddlingBurstsShare = 0.05;
+      const double window_s = t.capture_figure("perf_sched_s");
+      const double cores = t.meta["host"]["cores"].as<double>();
+      const double run_s = static_cast<double>(t.cpu_bursts->count) * t.cpu_bursts->mean_us * 1e-6;
+      if (!std::isnan(window_s) && run_s > window_s * cores * (1 + kStraddlingBurstsShare))
+        throw InputError({bursts.string(), 0, 0}, "count/mean_us",
+                         "the bursts ran " + format_significant(run_s) + " s of CPU, more than the host's " + format_significant(cores) +
+                             " cores had in capture.perf_sched_s (" + format_significant(window_s) + " s)");
     } catch (const InputError& e) {
+      t.cpu_bursts.reset();
+      t.server_bursts.reset();
+      t.connection_bursts.reset();
       std::fprintf(stderr, "poolsim: warning: %s (the trace's CPU bursts are left out)\n", e.what());
     }
   }
@@ -1363,6 +1452,15 @@ Trace load_trace(const std::string& dir) {
       if (e.path().extension() == ".json") files.push_back(e.path());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) t.fio.push_back(parse_fio_json(slurp(f.string()), f.string()));
+    // A buffered job (direct=0) measured the OS page cache: its reads hit memory and its writes
+    // returned before the device had them, and calibrate would fit a device from them. Only tmpfs,
+    // which has no O_DIRECT (and no device behind it), is measured buffered (capture.py's choice).
+    const std::string kind = t.meta["storage"]["kind"].Scalar();
+    for (const auto& f : t.fio)
+      if (!f.direct && kind != "tmpfs")
+        throw InputError({f.file, 0, 0}, "job options.direct",
+                         "the job ran buffered (direct=0: the OS page cache's figures), but meta.yaml's storage.kind is " + kind +
+                             ": a device is measured with direct=1 (only tmpfs, which has no O_DIRECT, is measured buffered)");
   }
   return t;
 }

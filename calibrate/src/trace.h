@@ -54,6 +54,7 @@ struct FioResult {
   double read_latency_mean_s = 0, write_latency_mean_s = 0;
   double sync_latency_mean_s = 0;  // fsync / fdatasync, when the job had one
   bool syncs = false;              // the job had fsync= or fdatasync=
+  bool direct = false;             // direct=1: O_DIRECT, the device's own figures (else the OS page cache's)
 };
 
 // `iostat -x` output (sysstat; `-m` or `-k` units): a header naming the CPU count, then reports of
@@ -123,6 +124,7 @@ struct Trace {
   std::map<std::string, double> status_before, status_after;
   std::map<std::string, double> variables;  // variables.tsv (SHOW GLOBAL VARIABLES), numeric ones, when recorded
   std::map<std::string, int> variable_lines;  // every variable's line in variables.tsv, text ones too
+  std::map<std::string, std::string> variable_texts;  // every variable's value in variables.tsv as written
   std::vector<FioResult> fio;
   std::optional<IostatLog> iostat;  // iostat.txt, when recorded
   std::map<std::string, DiskStats> diskstats_before, diskstats_after;  // device name -> counters
@@ -158,9 +160,10 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
 // SHOW GLOBAL STATUS / VARIABLES as name TAB value; text values are skipped. With `counters` (the
 // status files), a value that starts as a number must be a whole one a 64-bit counter can hold (the
 // few SHOW STATUS prints with decimals, times and costs, excepted). `lines`, when given, gets every
-// name's line, text values' too.
+// name's line, text values' too; `texts`, every value as written.
 std::map<std::string, double> parse_status_tsv(const std::string& text, const std::string& file, bool counters = true,
-                                               std::map<std::string, int>* lines = nullptr);
+                                               std::map<std::string, int>* lines = nullptr,
+                                               std::map<std::string, std::string>* texts = nullptr);
 IostatLog parse_iostat(const std::string& text, const std::string& file);
 FioResult parse_fio_json(const std::string& text, const std::string& file);
 // `only_commands`: pool only these commands' rows (empty: every command).

@@ -6,6 +6,9 @@
 
 namespace poolsim {
 
+// innodb_page_size: its default, 16 KiB, the only size poolsim models (the scenario schema allows no other).
+inline constexpr std::uint32_t kInnodbPageBytes = 16384;
+
 struct IndexGeometry {
   std::uint64_t entries = 0;
   double entry_bytes = 0;     // record size including InnoDB's per-record overhead
@@ -43,7 +46,7 @@ struct TableShape {
   double row_bytes = 0;            // clustered record: columns + InnoDB overhead
   double secondary_entry_bytes = 0;
   double secondary_fill = 0;       // secondary leaves fill less: k is inserted in random order
-  double page_bytes = 16384;
+  double page_bytes = kInnodbPageBytes;
   double node_pointer_bytes = 0;   // internal record: key + child page number + header
 };
 

@@ -214,7 +214,7 @@ private:
   double checksum_cpu_s() const;
   // The checkpoint age past which InnoDB flushes synchronously (the redo log nearly full).
   double sync_flush_age() const;
-  std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * 16384ull; }
+  std::uint64_t page_offset(std::uint32_t page) const { return static_cast<std::uint64_t>(page) * kInnodbPageBytes; }
 
   Platform& platform_;
   ComputeNode& node_;

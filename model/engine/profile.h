@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "engine/btree.h"
 #include "workload/sysbench.h"
 
 namespace poolsim {
@@ -103,7 +104,7 @@ struct ClientConfig {
 struct DatabaseConfig {
   std::string profile;
   double buffer_pool_bytes = 128.0 * 1024 * 1024;
-  double page_bytes = 16384;
+  double page_bytes = kInnodbPageBytes;
   double old_blocks_ratio = 0.37;
   double old_blocks_time_s = 1.0;
   double io_capacity = 200;

@@ -161,7 +161,7 @@ SpecPtr build_scenario_schema() {
       {"database", map({
            {"profile", with_default(string("Server profile: a name in scenarios/profiles/ or a path"), "mariadb-10.11")},
            {"buffer_pool", with_default(whole_bytes(quantity(Dimension::Bytes, 1024.0 * 1024, std::nullopt, "innodb_buffer_pool_size")), "128MiB")},
-           {"page_size", with_default(whole_bytes(quantity(Dimension::Bytes, 16384.0, 16384.0, "innodb_page_size (16 KiB only)")), "16KiB")},
+           {"page_size", with_default(whole_bytes(quantity(Dimension::Bytes, kInnodbPageBytes, kInnodbPageBytes, "innodb_page_size (16 KiB only)")), "16KiB")},
            {"old_blocks_pct", with_default(quantity(Dimension::Ratio, 0.05, 0.95, "innodb_old_blocks_pct"), "37%")},
            {"old_blocks_time", with_default(quantity(Dimension::Seconds, 0.0, 3600.0, "innodb_old_blocks_time"), "1s")},
            {"io_capacity", with_default(integer(100.0, 1e9, "innodb_io_capacity"), "200")},
