@@ -1384,6 +1384,14 @@ TEST(Trace, PerfSchedBurstQuantilesAreKeptForOneCommandOnly) {
   EXPECT_TRUE(std::isnan(old.p99_us));
   EXPECT_CONTAINS(error_of([&] { parse_perf_sched_bursts(header + "mariadbd\trun\t100\t40\t1\tx\t80\t150\t900\n", "x.tsv"); }),
                   "x.tsv:2");
+  // More CPU than the host's cores had in perf's window (a mean edited 10,000 times up): the
+  // diagnostic file is left out with a warning, the trace kept.
+  const std::string dir = copy_trace(kTraces + "/local-vm/sched/tmpfs-bp512M-t4", "absurd-bursts");
+  EXPECT_TRUE(load_trace(dir).cpu_bursts.has_value());
+  edit_file(dir + "/perf_sched_bursts.tsv", [](std::string t) { return replaced(t, "mariadbd\trun\t163347\t95.7", "mariadbd\trun\t163347\t957000.0"); });
+  const Trace absurd = load_trace(dir);
+  EXPECT_FALSE(absurd.cpu_bursts.has_value());
+  EXPECT_FALSE(absurd.server_bursts.has_value());
 }
 
 TEST(Calibrate, GammaScvFromQuantilesRecoversTheShape) {
