@@ -122,6 +122,23 @@ TEST(Cli, StandardOutputThatCannotBeWrittenIsAnError) {
   }
 }
 
+// A point that runs out of memory names what it tracks and the keys that size it (std::bad_alloc
+// alone named nothing). Under a 1.2 GB address-space limit, a 4-billion-row table and a 400 GiB
+// pool (some 60M pages and 26M frames) do not fit; the point fails with exit 3.
+TEST(Cli, APointOutOfMemorySaysWhichKeysSizeIt) {
+  const std::string err = temp_path("oom-err");
+  const std::string command = "ulimit -v 1200000; " + std::string(POOLSIM_BINARY) + " run " + POOLSIM_SOURCE_DIR +
+                              "/scenarios/default.yaml --set workload.tables=1 --set workload.table_size=4000000000"
+                              " --set database.buffer_pool=400GiB --set 'sweep.workload.threads=[8]' --set 'sweep.storage.kind=[local]'"
+                              " --jobs 1 >/dev/null 2>" + err + " </dev/null";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3);
+  const std::string text = poolsim::testing::read_file(err);
+  EXPECT_CONTAINS(text, "failed: ran out of memory (std::bad_alloc): poolsim tracks every page of the data set (workload.tables 1 x "
+                        "workload.table_size 4000000000 rows) and every frame of the pool (database.buffer_pool 400GiB)");
+}
+
 TEST(Cli, SameSeedGivesByteIdenticalJson) {
   std::string good = write_temp("good.yaml", kSmall);
   auto a = run_cli("run " + good + " --format json --jobs 2");

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <new>
 #include <simgrid/s4u.hpp>
 #include <sstream>
 
@@ -200,6 +201,18 @@ void controller(Platform& platform, Measurement& measurement, RunState& state, c
     }
   }
   state.measure_end_s = sg::Engine::get_clock();
+}
+
+// What a point that ran out of memory says: std::bad_alloc alone named nothing to change. A
+// sysbench point's memory grows with the pages of its data set and the frames of its pool, each
+// tracked (README, "Speed and memory").
+std::string out_of_memory_message(const Scenario& s) {
+  std::string text = "ran out of memory (std::bad_alloc)";
+  if (s.workload.kind == "sysbench")
+    text += ": poolsim tracks every page of the data set (workload.tables " + std::to_string(s.workload.sysbench.tables) +
+            " x workload.table_size " + std::to_string(s.workload.sysbench.table_size) + " rows) and every frame of the pool (database.buffer_pool " +
+            format_quantity(s.database.buffer_pool_bytes, Dimension::Bytes) + ")";
+  return text + "; give the process more memory (ulimit -v) or simulate a smaller configuration";
 }
 
 nlohmann::ordered_json latency_json(const LatencyHistogram& h, double scale) {
@@ -525,6 +538,9 @@ std::vector<nlohmann::ordered_json> run_points(const std::vector<Scenario>& poin
         nlohmann::ordered_json r;
         try {
           r = run_point(points[next]);
+        } catch (const std::bad_alloc&) {
+          r = {{"params", points[next].params}, {"error", out_of_memory_message(points[next])}};
+          code = 3;
         } catch (const std::exception& e) {
           r = {{"params", points[next].params}, {"error", e.what()}};
           code = 3;
