@@ -2010,6 +2010,14 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
   e = error_of([&] { load_trace(dir); });
   EXPECT_CONTAINS(e, "randread-16k-qd4.json: key 'job options.direct': the job ran buffered");
   EXPECT_NO_THROW(load_trace(kTraces + "/local-vm/tmpfs-bp1G-t4"));  // tmpfs's jobs run buffered
+  // A device time past the snapshots' span (twice the run): an edited write time (the write-buffer
+  // fit took it as the device's await) and a busy time longer than the run.
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "diskstats-past-the-run");
+  edit_file(dir + "/diskstats_after.txt", [](std::string t) { return replaced(t, " 10832148 ", " 10832148000000 "); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "diskstats_after.txt: key 'vda': a mean write time of 9.28e+07 ms between the snapshots, longer than twice the run (45 s)");
+  dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "busy-past-the-run");
+  edit_file(dir + "/diskstats_after.txt", [](std::string t) { return replaced(t, " 3080976 ", " 93080976 "); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'vda': device busy time (io_ticks) of");
   // Below InnoDB's minimum, or under io_capacity: refused at meta.yaml's line.
   dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "low-io-capacity");
   replace_in_meta(dir, "io_capacity_max: 4000", "io_capacity_max: 1500");

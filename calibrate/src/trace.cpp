@@ -1375,6 +1375,7 @@ Trace load_trace(const std::string& dir) {
                                           {"time reading (ms)", before.read_ms, a.read_ms},
                                           {"writes completed", before.writes, a.writes},
                                           {"time writing (ms)", before.write_ms, a.write_ms},
+                                          {"time doing IO (ms)", before.io_ms, a.io_ms},
                                           {"sectors read", before.read_sectors, a.read_sectors},
                                           {"sectors written", before.write_sectors, a.write_sectors},
                                           {"flushes completed", before.flushes.value_or(0), a.flushes.value_or(before.flushes.value_or(0))},
@@ -1408,6 +1409,30 @@ Trace load_trace(const std::string& dir) {
         throw InputError({after_file, 0, 0}, device,
                          "device '" + device + "' did no IO between the snapshots while the server wrote " + std::to_string(std::lround(server_writes)) +
                              " times (Innodb_data_writes): the snapshots are not of this run (one copied as both?)");
+      // Times the block layer counts in wall-clock ms between the snapshots, taken around the run:
+      // the device's busy time, and a request's mean time in it, are at most the time between them.
+      // The bound is twice the run (the snapshots may be taken a little outside it; the committed
+      // traces' devices were busy 2-79 % of it and a request took at most 10 ms); a time past it is an
+      // edited or foreign figure, which the write-buffer fit would take as the device's await.
+      const double run_s = t.sysbench.total_time_s > 0 ? t.sysbench.total_time_s : t.capture_figure("window_s");
+      if (run_s > 0) {
+        constexpr double kSnapshotSpanToRun = 2.0;
+        const double span_ms = kSnapshotSpanToRun * run_s * 1e3;
+        const auto refuse_past_span = [&](const char* what, double ms) {
+          if (ms > span_ms)
+            throw InputError({after_file, 0, 0}, device,
+                             std::string(what) + " of " + format_significant(ms) + " ms between the snapshots, longer than twice the run (" +
+                                 format_significant(run_s) + " s): not a time the device spent in this run");
+        };
+        refuse_past_span("device busy time (io_ticks)", static_cast<double>(a.io_ms - b.io_ms));
+        const auto mean_ms = [](std::uint64_t requests, std::uint64_t ms) {
+          return requests > 0 ? static_cast<double>(ms) / static_cast<double>(requests) : 0.0;
+        };
+        refuse_past_span("a mean read time", mean_ms(a.reads - b.reads, a.read_ms - b.read_ms));
+        refuse_past_span("a mean write time", mean_ms(a.writes - b.writes, a.write_ms - b.write_ms));
+        if (a.flushes && b.flushes && a.flush_ms && b.flush_ms)
+          refuse_past_span("a mean flush time", mean_ms(*a.flushes - *b.flushes, *a.flush_ms - *b.flush_ms));
+      }
     }
   }
   auto bursts = fs::path(dir) / "perf_sched_bursts.tsv";
