@@ -2010,6 +2010,37 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
   e = error_of([&] { load_trace(dir); });
   EXPECT_CONTAINS(e, "randread-16k-qd4.json: key 'job options.direct': the job ran buffered");
   EXPECT_NO_THROW(load_trace(kTraces + "/local-vm/tmpfs-bp1G-t4"));  // tmpfs's jobs run buffered
+  edit_file(dir + "/fio/randread-16k-qd4.json", [](std::string t) { return replaced(t, "\"direct\" : \"0\"", "\"buffered\" : \"0\""); });
+  EXPECT_NO_THROW(load_trace(dir));  // fio's inverse option: direct
+  dir = copy_trace(kTraces + "/local-vm/tmpfs-bp1G-t4", "doublewrite-detect-only");
+  edit_file(dir + "/variables.tsv", [](std::string t) { return replaced(t, "innodb_doublewrite\tON", "innodb_doublewrite\tDETECT_ONLY"); });
+  replace_in_meta(dir, "doublewrite: true", "doublewrite: false");
+  EXPECT_NO_THROW(load_trace(dir));  // MySQL 8.0.30+: metadata only, each page written once
+  // A helper's mutations of an MDEV-13845 trace (session 47): a latency in another unit read as
+  // milliseconds, a percentile below the log's min, interval lines a thousand times too slow, and
+  // an iostat.txt of another host, with shares past 100 % or a device twice in one report.
+  const std::string mdev = kTraces + "/mdev-13845/bp4G-rw50-t16";
+  dir = copy_trace(mdev, "latency-in-seconds");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "65.26ms", "0.06526s"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:121: key 'approx.  95 percentile': malformed");
+  dir = copy_trace(mdev, "below-the-min");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "65.26ms", "6.526ms"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:121: key '95th percentile': a 95th percentile of 6.526ms below the min of 11.8ms (line 118)");
+  dir = copy_trace(mdev, "intervals-not-this-run");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return std::regex_replace(t, std::regex("tps: ([0-9]+)\\.([0-9]+)"), "tps: 0.$1"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'interval': the interval lines count");
+  dir = copy_trace(mdev, "iostat-of-another-host");
+  edit_file(dir + "/iostat.txt", [](std::string t) { return replaced(t, "(32 CPU)", "(3 CPU)"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "iostat.txt:1: key 'host.cores': iostat's header names 3 CPUs but meta.yaml's host.cores is 32");
+  dir = copy_trace(mdev, "iostat-past-100");
+  edit_file(dir + "/iostat.txt", [](std::string t) { return replaced(t, "           1.49    0.00", "         140.49    0.00"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "iostat.txt:4: key 'avg-cpu': the CPU shares add up to 239 %");
+  dir = copy_trace(mdev, "iostat-device-twice");
+  edit_file(dir + "/iostat.txt", [](std::string t) {
+    const std::string sdc = "sdc               0.21    13.29   34.54  115.40     0.60     2.10    36.95     0.15    0.99    1.04    0.97   0.13   1.87\n";
+    return replaced(t, sdc, sdc + sdc);
+  });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "iostat.txt:8: key 'sdc': device 'sdc' appears twice in this report (the report starts at line 3)");
   // A device time past the snapshots' span (twice the run): an edited write time (the write-buffer
   // fit took it as the device's await) and a busy time longer than the run.
   dir = copy_trace(kTraces + "/local-vm/disk-bp1G-t4", "diskstats-past-the-run");

@@ -480,7 +480,7 @@ std::string device_yaml_from_fio(const Trace& t, double host_cpu_s) {
     } else if (f.syncs && f.sync_latency_mean_s > 0 && (f.rw == "write" || !redo_like_sync)) {
       sync_lat = f.sync_latency_mean_s;
       redo_like_sync = f.rw == "write";
-      if (write_lat <= 0) write_lat = f.latency_mean_s;
+      if (write_lat <= 0 && (f.direct || t.meta["storage"]["kind"].Scalar() == "tmpfs")) write_lat = f.latency_mean_s;  // a buffered write's is the page cache's
     }
   }
   if (t.fio.empty()) return "";  // no fio jobs: the catalogue's device

@@ -131,6 +131,16 @@ void check_intervals_against_summary(const SysbenchResult& r, const std::string&
       throw InputError({file, lines[i].line, 0}, "interval", "the interval lines up to here count " + std::to_string(std::llround(counted)) +
                                                                  " transactions, more than the run's " + std::to_string(r.transactions));
   }
+  // Nor far fewer: over the time they span the lines count what the summary's rate gives there (0.99
+  // to 1.04 of it in every committed log); under half of it, their rates are not this run's (every
+  // line's tps divided by 1,000 made the trace's TPS interval +-0.0 %).
+  constexpr double kFewestCountedShare = 0.5;
+  const double spanned_s = lines.back().t_s;
+  if (r.tps > 0 && counted < kFewestCountedShare * r.tps * spanned_s)
+    throw InputError({file, lines.back().line, 0}, "interval",
+                     "the interval lines count " + std::to_string(std::llround(counted)) + " transactions over their " +
+                         format_quantity(spanned_s, Dimension::Seconds) + ", under half of the " + std::to_string(std::llround(r.tps * spanned_s)) +
+                         " the run's rate (" + format_significant(r.tps) + " per second) gives: they are not this run's");
 }
 
 // The line and column (from 1) of byte `at` of a text.
@@ -315,14 +325,17 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   const std::regex transactions(R"(^\s*transactions:\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex queries(R"(^\s*(queries|read/write requests):\s+(\d+)\s+\(([\d.]+) per sec)");
   const std::regex count(R"(^\s*(read|write|other):\s+(\d+)\s*$)");
-  const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+\d+ percentile|\d+th percentile):\s+([\d.]+)(ms)?)");
+  // A latency is milliseconds: sysbench 1.0 under its "Latency (ms):" heading, 0.5 with an "ms" unit;
+  // a figure with another unit ("0.065s") is a malformed line, not milliseconds.
+  const std::regex latency(R"(^\s*(min|avg|max|approx\.\s+\d+ percentile|\d+th percentile):\s+([\d.]+)(ms)?\s*$)");
   const std::regex total_time(R"(^\s*total time:\s+([\d.]+)s)");
   const std::regex threads(R"(^\s*Number of threads:\s*(\d+))");
   // The lines the parser reads, by their label (an interval line by its tps; with --rate sysbench
   // also writes "[ 5s ] queue length: ..." lines, which carry no figure read here): one of them that
   // the patterns above do not match is malformed.
-  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|read|write|other|avg|max|95th percentile|approx\.\s+95 percentile|99th percentile|total time|total number of events):|^(\[\s*\d+s\s*\]).*\btps:)");
-  int transactions_line = 0, events_line = 0, avg_line = 0, max_line = 0, p95_line = 0;
+  const std::regex known_label(R"(^\s*(transactions|queries|read/write requests|read|write|other|min|avg|max|95th percentile|approx\.\s+95 percentile|99th percentile|total time|total number of events):|^(\[\s*\d+s\s*\]).*\btps:)");
+  int transactions_line = 0, events_line = 0, avg_line = 0, max_line = 0, p95_line = 0, min_line = 0;
+  double latency_min_ms = 0;
   std::uint64_t event_count = 0;
   std::smatch m;
   while (std::getline(in, line)) {
@@ -355,7 +368,8 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     } else if (std::regex_search(line, m, latency)) {
       double v = number(m[2], file, n);
       std::string what = m[1];
-      if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; avg_line = n; }
+      if (what == "min") { latency_min_ms = v; min_line = n; }
+      else if (what == "avg") { r.latency_avg_ms = v; saw_avg = true; avg_line = n; }
       else if (what == "max") { r.latency_max_ms = v; max_line = n; }
       else if (what.find("99") != std::string::npos) r.latency_p99_ms = v;
       else if (what.find("percentile") != std::string::npos && what.find("95") == std::string::npos)
@@ -409,8 +423,19 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
   // The mean and the percentile lie within the latencies seen. The percentile is sysbench's
   // histogram bucket (1.0: 1024 buckets spaced 1.8 % apart over 1 us - 100 s), which may lie one
   // bucket above the exact max; 2 % of it and the printed last digit allow that.
+  constexpr double kBucket = 0.02, kLastDigit = 0.01;
+  if (min_line > 0) {
+    // Nor below the fastest transaction (a percentile one bucket below it at most).
+    if (r.latency_avg_ms + kLastDigit < latency_min_ms)
+      throw InputError({file, avg_line, 0}, "avg", "an average latency of " + format_quantity(r.latency_avg_ms * 1e-3, Dimension::Seconds) +
+                                                       " below the min of " + format_quantity(latency_min_ms * 1e-3, Dimension::Seconds) +
+                                                       " (line " + std::to_string(min_line) + ")");
+    if (r.latency_p95_ms * (1 + kBucket) + kLastDigit < latency_min_ms)
+      throw InputError({file, p95_line, 0}, "95th percentile", "a 95th percentile of " + format_quantity(r.latency_p95_ms * 1e-3, Dimension::Seconds) +
+                                                                    " below the min of " + format_quantity(latency_min_ms * 1e-3, Dimension::Seconds) +
+                                                                    " (line " + std::to_string(min_line) + ")");
+  }
   if (max_line > 0) {
-    constexpr double kBucket = 0.02, kLastDigit = 0.01;
     if (r.latency_avg_ms > r.latency_max_ms + kLastDigit)
       throw InputError({file, avg_line, 0}, "avg", "an average latency of " + format_quantity(r.latency_avg_ms * 1e-3, Dimension::Seconds) +
                                                        " above the max of " + format_quantity(r.latency_max_ms * 1e-3, Dimension::Seconds) +
@@ -589,12 +614,20 @@ IostatLog parse_iostat(const std::string& text, const std::string& file) {
         throw InputError({file, n, 0}, "", "avg-cpu values: " + std::to_string(w.size()) + " fields, the header has " +
                                                std::to_string(cpu_columns.size()));
       auto& r = log.reports.back();
+      double total_pct = 0;
       for (size_t i = 0; i < w.size(); ++i) {
         double v = value(w[i], cpu_columns[i]);
         const std::string& c = cpu_columns[i];
         (c == "%user" ? r.user_pct : c == "%nice" ? r.nice_pct : c == "%system" ? r.system_pct
          : c == "%iowait" ? r.iowait_pct : c == "%steal" ? r.steal_pct : r.idle_pct) = v;
+        total_pct += v;
       }
+      // The shares split the CPUs' time: they add up to 100 % (99.99-100.01 in every committed
+      // report, two decimals each); a %user tripled was fitted as 30 times the CPU per IO.
+      constexpr double kWholePct = 100, kRoundingPct = 0.5;
+      if (std::abs(total_pct - kWholePct) > kRoundingPct)
+        throw InputError({file, n, 0}, "avg-cpu", "the CPU shares add up to " + format_significant(total_pct, 5) +
+                                                      " %, not 100 %: edited or not iostat's");
       expect = Expect::Anything;
       continue;
     }
@@ -622,6 +655,10 @@ IostatLog parse_iostat(const std::string& text, const std::string& file) {
       if (w.size() != device_columns.size() + 1)
         throw InputError({file, n, 0}, "", "device '" + w[0] + "': " + std::to_string(w.size() - 1) +
                                                " values, the header has " + std::to_string(device_columns.size()));
+      // One line per device in a report: a second would replace the first's figures.
+      if (log.reports.back().devices.count(w[0]))
+        throw InputError({file, n, 0}, w[0], "device '" + w[0] + "' appears twice in this report (the report starts at line " +
+                                                 std::to_string(log.reports.back().line) + ")");
       auto& d = log.reports.back().devices[w[0]];
       for (size_t i = 1; i < w.size(); ++i) d[device_columns[i - 1]] = value(w[i], device_columns[i - 1]);
       continue;
@@ -807,7 +844,16 @@ FioResult parse_fio_json(const std::string& raw_text, const std::string& file) {
     return !every.empty() && every != "0";
   };
   r.syncs = syncs_every("fsync") || syncs_every("fdatasync");
-  r.direct = syncs_every("direct");  // direct=1; fio's default is 0
+  // direct=1 or buffered=0 (fio's inverse option; its booleans are also written true/false, yes/no,
+  // on/off); fio's default is buffered.
+  const auto fio_bool = [](std::string v) -> std::optional<bool> {
+    for (auto& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+    if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+    return std::nullopt;
+  };
+  if (const auto direct = fio_bool(opt("direct", ""))) r.direct = *direct;
+  else if (const auto buffered = fio_bool(opt("buffered", ""))) r.direct = !*buffered;
   if (job.contains("sync") && job["sync"].is_object() && job["sync"].contains("lat_ns") && job["sync"]["lat_ns"].is_object() &&
       job["sync"]["lat_ns"].contains("mean"))
     r.sync_latency_mean_s = figure(job["sync"]["lat_ns"]["mean"], "jobs[0].sync.lat_ns.mean", r.syncs) * 1e-9;
@@ -1193,15 +1239,17 @@ void check_meta_against_text_variables(const Trace& t, const YAML::Node& meta, c
   };
   const auto where = [&](const std::string& key) { return Origin{meta_file, {}}.locate("server." + key, server[key]); };
   // ON/OFF switches (MySQL 8.0.30+ also prints DETECT_AND_RECOVER or DETECT_ONLY for the doublewrite
-  // buffer: both write it; MariaDB prints 1/0 in some builds).
+  // buffer; MariaDB prints 1/0 in some builds).
   for (const auto& [key, variable] : {std::pair<const char*, const char*>{"doublewrite", "innodb_doublewrite"}, {"binlog", "log_bin"}}) {
     const auto text = text_of(variable);
     if (!text) continue;
     std::string upper = *text;
     for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    // DETECT_ONLY writes only the pages' metadata to the doublewrite buffer (MySQL 8.0.30+ manual):
+    // the pages are written once, as without it.
     std::optional<bool> ran;
     if (upper == "ON" || upper == "1" || upper == "DETECT_AND_RECOVER") ran = true;
-    if (upper == "OFF" || upper == "0" || upper == "DETECT_ONLY") ran = upper == "DETECT_ONLY" ? true : false;
+    if (upper == "OFF" || upper == "0" || upper == "DETECT_ONLY") ran = false;
     if (!ran) continue;  // a value of another server's: nothing to compare
     const bool simulated = t.meta["server"][key].as<bool>();
     if (simulated != *ran)
@@ -1357,7 +1405,15 @@ Trace load_trace(const std::string& dir) {
   check_meta_against_variables(t, meta, meta_file, variables.string());
 
   auto iostat = fs::path(dir) / "iostat.txt";
-  if (fs::exists(iostat)) t.iostat = parse_iostat(slurp_present(iostat), iostat.string());
+  if (fs::exists(iostat)) {
+    t.iostat = parse_iostat(slurp_present(iostat), iostat.string());
+    // iostat's shares are of its CPUs, the fit's of meta.yaml's cores: the host they describe.
+    const int cores = t.meta["host"]["cores"].as<int>();
+    if (t.iostat->cpus != cores)
+      throw InputError({iostat.string(), 1, 0}, "host.cores",
+                       "iostat's header names " + std::to_string(t.iostat->cpus) + " CPUs but meta.yaml's host.cores is " + std::to_string(cores) +
+                           ": its CPU shares are of another host, or meta.yaml is wrong");
+  }
   for (const char* which : {"diskstats_before.txt", "diskstats_after.txt"}) {
     auto p = fs::path(dir) / which;
     if (fs::exists(p)) (std::string(which) == "diskstats_before.txt" ? t.diskstats_before : t.diskstats_after) = parse_diskstats(slurp_present(p), p.string());
@@ -1480,9 +1536,11 @@ Trace load_trace(const std::string& dir) {
     // A buffered job (direct=0) measured the OS page cache: its reads hit memory and its writes
     // returned before the device had them, and calibrate would fit a device from them. Only tmpfs,
     // which has no O_DIRECT (and no device behind it), is measured buffered (capture.py's choice).
+    // A buffered job that syncs each write is the device's in its sync latency (the sync writes the
+    // page and flushes): calibrate takes that figure only.
     const std::string kind = t.meta["storage"]["kind"].Scalar();
     for (const auto& f : t.fio)
-      if (!f.direct && kind != "tmpfs")
+      if (!f.direct && !f.syncs && kind != "tmpfs")
         throw InputError({f.file, 0, 0}, "job options.direct",
                          "the job ran buffered (direct=0: the OS page cache's figures), but meta.yaml's storage.kind is " + kind +
                              ": a device is measured with direct=1 (only tmpfs, which has no O_DIRECT, is measured buffered)");
