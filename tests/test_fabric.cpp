@@ -117,6 +117,15 @@ TEST(Cpu, IdleGapsBookedAheadAreNotCountedAsWork) {
     bank.book(30, 30, 1);
     EXPECT_NEAR(bank.backlog_s(30), 1.0, 1e-12);
   }
+  // The same per named server (a node's per-core shares with an interrupt core): core 0's window
+  // from 0 to 5 s served nothing of its 1 s booked for 10 s.
+  poolsim::FcfsServerBank cores(2, poolsim::FcfsServerBank::Dispatch::SharedQueue);
+  cores.book_on(0, 0, 10, 1);
+  cores.book_on(1, 0, 0, 2);
+  EXPECT_NEAR(cores.server_busy_s()[0] - cores.server_backlog_s(0, 5), 0.0, 1e-12);
+  EXPECT_NEAR(cores.server_busy_s()[1] - cores.server_backlog_s(1, 5), 2.0, 1e-12);
+  cores.reset_counters(5);
+  EXPECT_NEAR(cores.server_busy_s()[0] - cores.server_backlog_s(0, 12), 1.0, 1e-12);
 }
 
 TEST(Cpu, ALongBurstLetsAShortOneInAfterItsSlice) {

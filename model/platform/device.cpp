@@ -119,8 +119,8 @@ double NvmeDevice::read_start_past_programs(double start_s, bool queued_behind_r
   return start_s + wait;
 }
 
-double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) {
-  double issued = std::max(now_s, barrier_until_s_);  // held behind a flush that blocks the queue
+double NvmeDevice::read_arriving(double clock_s, double arrival_s, std::uint64_t offset_bytes, double bytes) {
+  double issued = std::max(arrival_s, barrier_until_s_);  // held behind a flush that blocks the queue
   double ready = issued + spec_.read_delay_s();
   double service = sample(spec_.unit_read_service_s(bytes));
   std::uint64_t granule = offset_bytes / kUnitStripeBytes;
@@ -128,26 +128,26 @@ double NvmeDevice::read(double now_s, std::uint64_t offset_bytes, double bytes) 
     double unit_free = units_.free_at(granule);
     ready = read_start_past_programs(std::max(ready, unit_free), unit_free > ready, granule, service);
   }
-  auto unit = units_.book(now_s, ready, service, granule);
+  auto unit = units_.book(clock_s, ready, service, granule);
   double done = unit.end_s;
-  if (spec_.read_bandwidth_Bps > 0) done = host_read_.book(now_s, done, bytes / spec_.read_bandwidth_Bps);
+  if (spec_.read_bandwidth_Bps > 0) done = host_read_.book(clock_s, done, bytes / spec_.read_bandwidth_Bps);
   last_done_s_ = std::max(last_done_s_, done);
   ++counters_.reads;
   counters_.read_bytes += bytes;
-  counters_.response_s += done - now_s;
-  counters_.read_response_s += done - now_s;
+  counters_.response_s += done - arrival_s;
+  counters_.read_response_s += done - arrival_s;
   return done;
 }
 
-double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue) {
-  double arrived = std::max(now_s, barrier_until_s_);
+double NvmeDevice::write_arriving(double clock_s, double arrival_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue) {
+  double arrived = std::max(arrival_s, barrier_until_s_);
   if (spec_.write_bandwidth_Bps > 0) {
     const double transfer_s = bytes / spec_.write_bandwidth_Bps;
     const double backlog_s = std::max(0.0, host_write_.free_at(0) - arrived);
     // Booked in arrival order either way, so the interface serves the same work: a write from its own
     // queue, taken in turn with the flushing's, only moves the flushing's later commands back by its
     // transfer.
-    const double fcfs_end_s = host_write_.book(now_s, arrived, transfer_s).end_s;
+    const double fcfs_end_s = host_write_.book(clock_s, arrived, transfer_s).end_s;
     if (queue == WriteQueue::Own && spec_.round_robin_queues()) {
       // Round robin between two queues with work is the interface shared half and half (commands of
       // about equal size): twice its transfer while the flushing's backlog lasts, then the whole.
@@ -172,15 +172,15 @@ double NvmeDevice::write(double now_s, std::uint64_t offset_bytes, double bytes,
     std::uint64_t unit = (offset_bytes + static_cast<std::uint64_t>(piece)) / kUnitStripeBytes;
     double program_s = spec_.unit_write_service_s(n, drain);
     if (suspends_programs()) queue_program(accepted, unit, program_s);
-    else if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(now_s, accepted, program_s, unit);
+    else if (!spec_.read_priority || units_.idle_at(accepted, unit)) units_.book(clock_s, accepted, program_s, unit);
   }
   double interface_ref = spec_.write_bandwidth_Bps > 0 ? spec_.reference_block_bytes / spec_.write_bandwidth_Bps : 0.0;
   double done = accepted + sample(std::max(spec_.write_latency_s - interface_ref, 0.0));
   last_done_s_ = std::max(last_done_s_, done);
   ++counters_.writes;
   counters_.write_bytes += bytes;
-  counters_.response_s += done - now_s;
-  counters_.write_response_s += done - now_s;
+  counters_.response_s += done - arrival_s;
+  counters_.write_response_s += done - arrival_s;
   return done;
 }
 

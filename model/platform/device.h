@@ -104,10 +104,17 @@ public:
   NvmeDevice(const DeviceSpec& spec, std::uint64_t seed);
 
   // Each returns the completion time (simulated seconds) of a request arriving at `now_s`.
-  double read(double now_s, std::uint64_t offset_bytes, double bytes);
+  double read(double now_s, std::uint64_t offset_bytes, double bytes) { return read_arriving(now_s, now_s, offset_bytes, bytes); }
   // A write from its own queue (WriteQueue::Own) on a device that serves its queues in round robin
   // shares the interface with the flushing's backlog instead of waiting behind it.
-  double write(double now_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue = WriteQueue::Flushing);
+  double write(double now_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue = WriteQueue::Flushing) {
+    return write_arriving(now_s, now_s, offset_bytes, bytes, queue);
+  }
+  // The same for a request booked at `clock_s` that reaches the device later, at `arrival_s` (across
+  // a fabric): the queues forget what was served before the clock, not before the arrival, which
+  // another request booked later may precede.
+  double read_arriving(double clock_s, double arrival_s, std::uint64_t offset_bytes, double bytes);
+  double write_arriving(double clock_s, double arrival_s, std::uint64_t offset_bytes, double bytes, WriteQueue queue = WriteQueue::Flushing);
   double flush(double now_s);
 
   const DeviceSpec& spec() const { return spec_; }

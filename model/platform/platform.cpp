@@ -194,7 +194,8 @@ private:
       std::uint64_t piece_end = std::min(end, (piece / stripe_bytes_ + 1) * stripe_bytes_);
       auto [m, device_offset] = locate(piece);
       double n = static_cast<double>(piece_end - piece);
-      done = std::max(done, write ? m.device->write(at_s, device_offset, n, queue) : m.device->read(at_s, device_offset, n));
+      done = std::max(done, write ? m.device->write_arriving(now(), at_s, device_offset, n, queue)
+                                  : m.device->read_arriving(now(), at_s, device_offset, n));
       piece = piece_end;
     }
     return done;
@@ -492,7 +493,8 @@ nlohmann::ordered_json Platform::report(double now_s) const {
     if (c.irq_core >= 0) {
       // Per-core run queues: each core's busy share (the interrupt core runs the woken threads).
       nlohmann::ordered_json per_core = nlohmann::ordered_json::array();
-      for (double busy : c.cores->server_busy_s()) per_core.push_back(busy / elapsed);
+      const auto& busy = c.cores->server_busy_s();
+      for (size_t i = 0; i < busy.size(); ++i) per_core.push_back((busy[i] - c.cores->server_backlog_s(static_cast<int>(i), now_s)) / elapsed);
       cpus.back()["irq_core"] = c.irq_core;
       cpus.back()["core_utilisation"] = per_core;
     }

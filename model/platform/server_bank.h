@@ -47,7 +47,7 @@ public:
       std::pop_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
       free_at_s_.back() = end;
       std::push_heap(free_at_s_.begin(), free_at_s_.end(), std::greater<double>());
-      note_idle_gap(now_s, free_s, start);
+      note_idle_gap(now_s, free_s, start, kUnnamedServer);
       return {0, start, end};
     }
     int server = 0;
@@ -77,8 +77,16 @@ public:
   // When the server `address` maps to (ByAddress) has served everything booked on it so far.
   double free_at(std::uint64_t address) const { return free_at_s_[address % free_at_s_.size()]; }
   double busy_s() const { return busy_s_; }
-  // Busy time per server since the last reset (empty for Cores, whose servers are not named).
+  // Busy time per server since the last reset, counted at booking (empty for Cores, whose servers
+  // are not named); less server_backlog_s at a window's end, the work served in the window.
   const std::vector<double>& server_busy_s() const { return server_busy_s_; }
+  // backlog_s for one named server.
+  double server_backlog_s(int server, double t) const {
+    double s = std::max(0.0, free_at_s_[static_cast<size_t>(server)] - t);
+    for (const auto& g : gaps_ahead_)
+      if (g.server == server) s -= std::max(0.0, g.end_s - std::max(g.start_s, t));
+    return s;
+  }
   std::uint64_t requests() const { return requests_; }
   void reset_counters() {
     busy_s_ = 0;
@@ -90,6 +98,7 @@ public:
   void reset_counters(double now_s) {
     reset_counters();
     busy_s_ = backlog_s(now_s);
+    for (size_t i = 0; i < server_busy_s_.size(); ++i) server_busy_s_[i] = server_backlog_s(static_cast<int>(i), now_s);
   }
   // Booked work not yet served at `t` (server-seconds): what a busy time counted at booking holds
   // beyond `t`, for `t` at or after the latest booking's `now_s`. A server's time from `t` to its
@@ -109,24 +118,26 @@ private:
     double end = start + service_s;
     free_at_s_[static_cast<size_t>(server)] = end;
     add_server_busy(server, service_s);
-    note_idle_gap(now_s, free_s, start);
+    note_idle_gap(now_s, free_s, start, server);
     return {server, start, end};
   }
   // A booking that starts after its server frees leaves it idle from `free_s` to `start_s`. Only a
   // gap that ends after `now_s` can fall in a later window, so only those are kept (a min-heap by end,
   // pruned as time passes): bookings at `now` on an idle server, the usual case, keep nothing.
-  void note_idle_gap(double now_s, double free_s, double start_s) {
+  void note_idle_gap(double now_s, double free_s, double start_s, int server) {
     while (!gaps_ahead_.empty() && gaps_ahead_.front().end_s <= now_s) {
       std::pop_heap(gaps_ahead_.begin(), gaps_ahead_.end(), EndsLater{});
       gaps_ahead_.pop_back();
     }
     if (start_s > free_s && start_s > now_s) {
-      gaps_ahead_.push_back({free_s, start_s});
+      gaps_ahead_.push_back({free_s, start_s, server});
       std::push_heap(gaps_ahead_.begin(), gaps_ahead_.end(), EndsLater{});
     }
   }
+  static constexpr int kUnnamedServer = -1;  // Cores: its servers have no names
   struct Gap {
     double start_s, end_s;
+    int server;
   };
   struct EndsLater {
     bool operator()(const Gap& a, const Gap& b) const { return a.end_s > b.end_s; }
