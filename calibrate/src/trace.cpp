@@ -1275,6 +1275,38 @@ void check_meta_against_text_variables(const Trace& t, const YAML::Node& meta, c
   }
 }
 
+// The buffer pool's page counts in each status snapshot: its dirty and data pages are some of its
+// frames (an edited total made the measured dirty share 233 %), and its frames are most of meta.yaml's
+// pool (kMinPoolFramesRatio-kMaxPoolFramesRatio of its 16 KiB pages; the rest hold the pages'
+// descriptors): a pool of another size (meta.yaml 16 GiB on a 4 GiB server) was simulated as written.
+void check_pool_pages(const Trace& t, const std::map<std::string, int>& before_lines, const std::map<std::string, int>& after_lines) {
+  const auto value = [](const std::map<std::string, double>& status, const char* counter) -> std::optional<double> {
+    const auto it = status.find(counter);
+    if (it == status.end()) return std::nullopt;
+    return it->second;
+  };
+  const YAML::Node pool_node = t.meta["server"]["buffer_pool"];
+  const auto pool = parse_quantity(pool_node.Scalar(), Dimension::Bytes, nullptr);
+  for (const auto& [status, lines, file] : {std::tuple{&t.status_before, &before_lines, "status_before.tsv"},
+                                            std::tuple{&t.status_after, &after_lines, "status_after.tsv"}}) {
+    const auto total = value(*status, "Innodb_buffer_pool_pages_total");
+    if (!total) continue;
+    const std::string path = (fs::path(t.dir) / file).string();
+    const auto line_of = [&](const char* counter) { return lines->count(counter) ? lines->at(counter) : 0; };
+    const double ratio = pool && *pool > 0 ? *total / (*pool / kInnodbPageBytes) : kMaxPoolFramesRatio;
+    if (!(ratio >= kMinPoolFramesRatio && ratio <= kMaxPoolFramesRatio))
+      throw InputError({path, line_of("Innodb_buffer_pool_pages_total"), 0}, "Innodb_buffer_pool_pages_total",
+                       format_significant(ratio, 4) + " frames per page of the buffer pool (meta.yaml server.buffer_pool " + pool_node.Scalar() +
+                           "): expected " + format_significant(kMinPoolFramesRatio) + " to " + format_significant(kMaxPoolFramesRatio) +
+                           " (the server ran another pool size, or the counter is not this pool's)");
+    for (const char* part : {"Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_data"})
+      if (const auto pages = value(*status, part); pages && *pages > *total)
+        throw InputError({path, line_of(part), 0}, part,
+                         format_significant(*pages, 10) + " pages, more than the pool's " + format_significant(*total, 10) +
+                             " (Innodb_buffer_pool_pages_total): the snapshot's counts are not of one pool");
+  }
+}
+
 // meta.yaml's server settings and the server's own variables (variables.tsv, SHOW GLOBAL VARIABLES)
 // describe one run: where both give a figure they must agree, or validate would simulate the one
 // meta.yaml says while the server ran the other. A variable recorded as text where a number belongs
@@ -1344,6 +1376,18 @@ Trace load_trace(const std::string& dir) {
                          std::to_string(t.sysbench.threads_line) + " ran " + std::to_string(t.sysbench.threads));
   }
   check_log_against_meta(t, meta, meta_file, log);
+  // workload.duration_s is the run's --time, and validate simulates that long: the log's total time
+  // is it (sysbench stops on the second; a few seconds more for the threads to finish their last
+  // transaction and for 0.5's summary). A duration of 10 h on a 3-minute log hung validate.
+  if (const YAML::Node& m = meta; m["workload"] && m["workload"]["duration_s"] && t.sysbench.total_time_s > 0) {
+    const YAML::Node d = m["workload"]["duration_s"];
+    const double duration_s = t.meta["workload"]["duration_s"].as<double>();
+    constexpr double kRunTolerance = 0.1, kRunStopSlack_s = 5;
+    if (std::abs(t.sysbench.total_time_s - duration_s) > kRunTolerance * duration_s + kRunStopSlack_s)
+      throw InputError({meta_file, d.Mark().line + 1, d.Mark().column + 1}, "workload.duration_s",
+                       format_significant(duration_s) + " s, but " + log + " ran " + format_significant(t.sysbench.total_time_s) +
+                           " s: the duration is the run's (sysbench --time)");
+  }
   // capture.window_s is the measured run's, taken around it (capture.py starts it just before
   // sysbench and ends it just after: 1.003-1.05 times the log's total time in the committed traces);
   // the device rates divide by it, so a window of another length (0.001 s put them 45,000 times
@@ -1374,6 +1418,14 @@ Trace load_trace(const std::string& dir) {
       throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
                        yaml_text(spanned) + " transactions, more than the " + std::to_string(t.sysbench.transactions) + " that " + log +
                            " counts (plus one in flight per thread): the status snapshots lie within the run");
+    // Nor far fewer: the snapshots span the run, or most of it (MDEV-13845's first is 2 s into
+    // runs of 90-180 s: 98.6 % of the log's count); under half, a digit was lost and every counter
+    // per transaction would be ten times too high.
+    constexpr double kFewestSpannedShare = 0.5;
+    if (*x < kFewestSpannedShare * static_cast<double>(t.sysbench.transactions))
+      throw InputError({meta_file, mark.line + 1, mark.column + 1}, "status.transactions",
+                       yaml_text(spanned) + " transactions, under half of the " + std::to_string(t.sysbench.transactions) + " that " + log +
+                           " counts: the status snapshots span the run, or most of it");
   }
   // An optional file that is there holds something: an empty one is a capture cut short, and its
   // comparisons would vanish without a word.
@@ -1399,6 +1451,7 @@ Trace load_trace(const std::string& dir) {
       (before ? t.status_before : t.status_after) = parse_status_tsv(slurp_present(p), p.string(), /*counters=*/true, before ? &before_lines : &after_lines);
   }
   check_status_snapshots(t, before_lines, after_lines, log);
+  check_pool_pages(t, before_lines, after_lines);
   auto variables = fs::path(dir) / "variables.tsv";
   if (fs::exists(variables))
     t.variables = parse_status_tsv(slurp_present(variables), variables.string(), /*counters=*/false, &t.variable_lines, &t.variable_texts);
