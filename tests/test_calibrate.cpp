@@ -2049,6 +2049,9 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
   dir = copy_trace(mdev, "below-the-min");
   edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "65.26ms", "6.526ms"); });
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:121: key '95th percentile': a 95th percentile of 6.526ms below the min of 11.8ms (line 118)");
+  dir = copy_trace(mdev, "interval-threads-overflow");
+  edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "threads: 16, tps: 487.57", "threads: 99999999999, tps: 487.57"); });
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:11: key 'thds': expected a thread count from 1 to 2147483647, got 99999999999");
   dir = copy_trace(mdev, "intervals-not-this-run");
   edit_file(dir + "/sysbench.log", [](std::string t) { return std::regex_replace(t, std::regex("tps: ([0-9]+)\\.([0-9]+)"), "tps: 0.$1"); });
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'interval': the interval lines count");

@@ -343,10 +343,17 @@ SysbenchResult parse_sysbench_log(const std::string& text, const std::string& fi
     refuse_long_line(line, file, n);
     if (line.find("sysbench 0.5") != std::string::npos) r.version = "0.5", r.version_seen = true;
     if (line.rfind("sysbench 1.", 0) == 0) r.version = "1.0", r.version_seen = true;
+    // An interval line's thread count past an int wrapped negative (its message said -2147483648 threads).
+    const auto interval_threads = [&](const std::ssub_match& text) {
+      const double threads_seen = number(text, file, n);
+      if (!(threads_seen >= 1 && threads_seen <= std::numeric_limits<int>::max()))
+        throw InputError({file, n, 0}, "thds", "expected a thread count from 1 to " + std::to_string(std::numeric_limits<int>::max()) + ", got " + text.str());
+      return static_cast<int>(threads_seen);
+    };
     if (std::regex_search(line, m, interval10)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[5], file, n), n, static_cast<int>(number(m[2], file, n))});
+      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[5], file, n), n, interval_threads(m[2])});
     } else if (std::regex_search(line, m, interval05)) {
-      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[4], file, n), n, static_cast<int>(number(m[2], file, n))});
+      r.intervals.push_back({number(m[1], file, n), number(m[3], file, n), number(m[4], file, n), n, interval_threads(m[2])});
     } else if (std::regex_search(line, m, transactions)) {
       // One run, one summary: a second is two logs joined, whose figures would mix.
       if (saw_transactions)
