@@ -705,9 +705,13 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
   //    server process's measured CPU time. Ordinary least squares with Eigen.
   std::vector<const Trace*> usable;
   std::vector<MeasuredCpu> cpu;
+  const Trace* without_cpu = nullptr;  // the first trace without a CPU figure
   for (const auto& t : traces) {
     MeasuredCpu m = measured_cpu(t);
-    if (std::isnan(m.per_txn_s)) continue;
+    if (std::isnan(m.per_txn_s)) {
+      if (!without_cpu) without_cpu = &t;
+      continue;
+    }
     usable.push_back(&t);
     cpu.push_back(m);
   }
@@ -716,11 +720,10 @@ CalibrationOutput calibrate(const std::vector<Trace>& traces, const std::string&
                      "no trace records the server's CPU use (capture.mariadbd_cpu_pct) or the host's (iostat.txt); the fit needs one");
   // A trace named for the fit is in it or refused: one without a CPU figure among others with one
   // was left out without a word (a helper deleted an iostat.txt: "2 traces" of the 3 named).
-  for (const auto& t : traces)
-    if (std::none_of(usable.begin(), usable.end(), [&](const Trace* u) { return u == &t; }))
-      throw InputError({t.dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
-                       "this trace records neither the server's CPU use (capture.mariadbd_cpu_pct) nor the host's (iostat.txt), which the "
-                       "other traces record: the CPU fit cannot use it (leave it out, or give it its CPU figure)");
+  if (without_cpu)
+    throw InputError({without_cpu->dir + "/meta.yaml", 0, 0}, "capture.mariadbd_cpu_pct",
+                     "this trace records neither the server's CPU use (capture.mariadbd_cpu_pct) nor the host's (iostat.txt), which the "
+                     "other traces record: the CPU fit cannot use it (leave it out, or give it its CPU figure)");
   const int n = static_cast<int>(usable.size());
   // One profile is one server: its product and its version's features (flushing policies) come from
   // the first trace, so traces of another product or MAJOR.MINOR would be fitted as that one's.
