@@ -2052,6 +2052,16 @@ TEST(TraceReview, SettingsAreCheckedWhereTheTraceWritesThem) {
   dir = copy_trace(mdev, "interval-threads-overflow");
   edit_file(dir + "/sysbench.log", [](std::string t) { return replaced(t, "threads: 16, tps: 487.57", "threads: 99999999999, tps: 487.57"); });
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "sysbench.log:11: key 'thds': expected a thread count from 1 to 2147483647, got 99999999999");
+  // storage.members: as many as storage.devices, each among iostat's devices (a member iostat does
+  // not list dropped the measured await without a word).
+  dir = copy_trace(mdev, "members-not-devices");
+  replace_in_meta(dir, "devices: 2", "devices: 64");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'storage.devices': 64 devices, but storage.members lists 2");
+  dir = copy_trace(mdev, "member-not-in-iostat");
+  replace_in_meta(dir, "members: [sdc, sdd]", "members: [sdc, sde]");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'storage.members': 'sde' is not among iostat.txt's devices");
+  replace_in_meta(dir, "members: [sdc, sde]", "members: sdc");
+  EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'storage.members': expected a list of the volume's device names");
   dir = copy_trace(mdev, "intervals-not-this-run");
   edit_file(dir + "/sysbench.log", [](std::string t) { return std::regex_replace(t, std::regex("tps: ([0-9]+)\\.([0-9]+)"), "tps: 0.$1"); });
   EXPECT_CONTAINS(error_of([&] { load_trace(dir); }), "key 'interval': the interval lines count");
