@@ -1481,11 +1481,9 @@ Trace load_trace(const std::string& dir) {
   if (const YAML::Node& m = meta; m["storage"] && m["storage"]["members"]) {
     const YAML::Node members = m["storage"]["members"];
     const auto where = Origin{meta_file, {}}.locate("storage.members", members);
-    if (!members.IsSequence() || members.size() == 0)
+    const auto not_a_name = [](const YAML::Node& member) { return !member.IsScalar() || member.Scalar().empty(); };
+    if (!members.IsSequence() || members.size() == 0 || std::any_of(members.begin(), members.end(), not_a_name))
       throw InputError(where, "storage.members", "expected a list of the volume's device names, e.g. [sdc, sdd]");
-    for (const auto& member : members)
-      if (!member.IsScalar() || member.Scalar().empty())
-        throw InputError(where, "storage.members", "expected a list of the volume's device names, e.g. [sdc, sdd]");
     if (m["storage"]["devices"] && m["storage"]["devices"].as<double>() != static_cast<double>(members.size()))
       throw InputError(Origin{meta_file, {}}.locate("storage.devices", m["storage"]["devices"]), "storage.devices",
                        m["storage"]["devices"].Scalar() + " devices, but storage.members lists " + std::to_string(members.size()));
